@@ -1,0 +1,66 @@
+"""Problems found in a spec tree, each tied to a file position.
+
+Every check in the loader, the schema pass and the model reports through `SpecError`, so the
+CLI can print one `path:line:col: error: message` line per problem and never a traceback.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Pos:
+    """A position in a spec file; line and col are 1-based like compilers print them."""
+
+    path: str
+    line: int = 1
+    col: int = 1
+
+    def __str__(self) -> str:
+        return f"{_display(self.path)}:{self.line}:{self.col}"
+
+
+def _display(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path
+    return path if rel.startswith("..") else rel
+
+
+@dataclass(frozen=True)
+class Problem:
+    pos: Pos
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.pos}: error: {self.message}"
+
+
+class SpecError(Exception):
+    """One or more problems in a spec tree."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = sorted(set(problems), key=lambda p: (p.pos, p.message))
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class Problems:
+    """Collects problems; `raise_if_any` turns them into one SpecError."""
+
+    def __init__(self) -> None:
+        self.items: list[Problem] = []
+
+    def add(self, pos: Pos, message: str) -> None:
+        self.items.append(Problem(pos, " ".join(message.split())))
+
+    def extend(self, other: "Problems | list[Problem]") -> None:
+        self.items.extend(other.items if isinstance(other, Problems) else other)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            raise SpecError(self.items)

@@ -1,0 +1,170 @@
+"""Integer formulas in the spec: parsed, checked to be pure arithmetic, compiled once.
+
+Fragment maps, register counts and shared-memory layouts are written as small formulas over
+named integers (`t` thread, `i` element, `M`, `N`, `K`, ...). A formula may use integer
+constants, the allowed names, `+ - * // % **` (constant exponent), `/` (exact division),
+bit operations `& | ^ ~ << >>`, comparisons and `x if cond else y`. Anything else — calls,
+attributes, subscripts, strings, lambdas — is rejected before evaluation, so a spec file
+can never run code. Compiled formulas evaluate on Python ints or on numpy integer arrays.
+"""
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+
+import numpy as np
+
+MAX_LENGTH = 400
+MAX_CONST = 1 << 40
+MAX_POW = 64
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
+           ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+           ast.LShift: "<<", ast.RShift: ">>", ast.Div: "/"}
+_UNOPS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
+_CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+
+
+class ExprError(ValueError):
+    pass
+
+
+def _exact_div(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if np.any(np.asarray(a) % b != 0):
+            raise ExprError("'/' must divide exactly (use // for floor division)")
+        return np.asarray(a) // b
+    if a % b:
+        raise ExprError(f"'/' must divide exactly: {a}/{b} (use // for floor division)")
+    return a // b
+
+
+def _where(cond, a, b):
+    if isinstance(cond, np.ndarray):
+        return np.where(cond, a, b)
+    return a if cond else b
+
+
+def _as_int(cond):
+    return cond.astype(np.int64) if isinstance(cond, np.ndarray) else int(cond)
+
+
+class _Checker(ast.NodeVisitor):
+    def __init__(self, names: frozenset[str]):
+        self.names = names
+        self.used: set[str] = set()
+
+    def generic_visit(self, node):
+        raise ExprError(f"{type(node).__name__} is not allowed; formulas are integer arithmetic only")
+
+    def visit_Expression(self, node):
+        self.visit(node.body)
+
+    def visit_BinOp(self, node):
+        if type(node.op) not in _BINOPS:
+            raise ExprError(f"operator {type(node.op).__name__} is not allowed")
+        if isinstance(node.op, ast.Pow):
+            if not (isinstance(node.right, ast.Constant) and isinstance(node.right.value, int)
+                    and 0 <= node.right.value <= MAX_POW):
+                raise ExprError(f"'**' needs a constant exponent from 0 to {MAX_POW}")
+        self.visit(node.left)
+        self.visit(node.right)
+
+    def visit_UnaryOp(self, node):
+        if type(node.op) not in _UNOPS:
+            raise ExprError(f"operator {type(node.op).__name__} is not allowed")
+        self.visit(node.operand)
+
+    def visit_Compare(self, node):
+        for op in node.ops:
+            if type(op) not in _CMPOPS:
+                raise ExprError(f"comparison {type(op).__name__} is not allowed")
+        self.visit(node.left)
+        for c in node.comparators:
+            self.visit(c)
+
+    def visit_IfExp(self, node):
+        self.visit(node.test)
+        self.visit(node.body)
+        self.visit(node.orelse)
+
+    def visit_Name(self, node):
+        if node.id not in self.names:
+            allowed = ", ".join(sorted(self.names)) or "none"
+            raise ExprError(f"unknown name {node.id!r} (allowed here: {allowed})")
+        self.used.add(node.id)
+
+    def visit_Constant(self, node):
+        if type(node.value) is not int:
+            raise ExprError(f"constant {node.value!r} is not an integer")
+        if abs(node.value) > MAX_CONST:
+            raise ExprError(f"constant {node.value} is too large")
+
+
+class _Rewriter(ast.NodeTransformer):
+    """`a / b` -> `_div(a, b)`, `x if c else y` -> `_where(c, x, y)`, comparisons -> ints."""
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Div):
+            return ast.Call(ast.Name("_div", ast.Load()), [node.left, node.right], [])
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        return ast.Call(ast.Name("_where", ast.Load()), [node.test, node.body, node.orelse], [])
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) > 1:  # chained comparisons: a < b < c -> (a < b) & (b < c)
+            parts = []
+            left = node.left
+            for op, right in zip(node.ops, node.comparators):
+                parts.append(ast.Compare(left, [op], [right]))
+                left = right
+            expr = parts[0]
+            for p in parts[1:]:
+                expr = ast.BinOp(expr, ast.BitAnd(), p)
+            return ast.Call(ast.Name("_int", ast.Load()), [expr], [])
+        return ast.Call(ast.Name("_int", ast.Load()), [node], [])
+
+
+class Formula:
+    """A checked, compiled formula. Call with keyword integers or numpy arrays."""
+
+    __slots__ = ("source", "names", "_code")
+
+    def __init__(self, source: str, allowed: frozenset[str]):
+        if not isinstance(source, (str, int)) or isinstance(source, bool):
+            raise ExprError("a formula must be a string or an integer")
+        source = str(source)
+        if len(source) > MAX_LENGTH:
+            raise ExprError(f"formula longer than {MAX_LENGTH} characters")
+        try:
+            tree = ast.parse(source.strip(), mode="eval")
+        except SyntaxError as exc:
+            raise ExprError(f"formula syntax: {exc.msg}") from None
+        checker = _Checker(allowed)
+        checker.visit(tree)
+        tree = ast.fix_missing_locations(_Rewriter().visit(tree))
+        self.source = source
+        self.names = frozenset(checker.used)
+        self._code = compile(tree, "<formula>", "eval")
+
+    def __call__(self, **env):
+        scope = {"__builtins__": {}, "_div": _exact_div, "_where": _where, "_int": _as_int}
+        scope.update({k: env[k] for k in self.names})
+        try:
+            return eval(self._code, scope)  # noqa: S307 - the AST is whitelisted above
+        except ZeroDivisionError:
+            raise ExprError(f"division by zero in {self.source!r}") from None
+        except FloatingPointError:
+            raise ExprError(f"arithmetic error in {self.source!r}") from None
+
+    def __repr__(self) -> str:
+        return f"Formula({self.source!r})"
+
+
+@lru_cache(maxsize=4096)
+def compile_formula(source: str, allowed: frozenset[str]) -> Formula:
+    return Formula(source, allowed)

@@ -1,0 +1,204 @@
+"""Register fragments and sparsity metadata maps, evaluated from their spec formulas.
+
+A `FragmentLayout` is a thread-value map: (thread t, element i) -> (row, col). Evaluated for
+one shape it becomes a `FragmentMap` with index arrays, which packs a matrix into registers and
+unpacks registers into a matrix. Element i of a thread sits in register i // (32 / bits) at
+slot i % (32 / bits), low bits first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from .expr import Formula, compile_formula
+
+LAYOUT_NAMES = frozenset({"t", "i", "M", "N", "K"})
+SHAPE_NAMES = frozenset({"M", "N", "K"})
+META_NAMES = frozenset({"t", "n", "sel", "M", "N", "K"})
+
+
+@dataclass(frozen=True)
+class FragmentLayout:
+    name: str
+    description: str
+    rows: Formula
+    cols: Formula
+    elements: Formula
+    row: Formula
+    col: Formula
+    pos: object = field(compare=False, default=None)
+
+    @staticmethod
+    def build(name: str, data: dict, pos=None) -> "FragmentLayout":
+        c = lambda key, names: compile_formula(str(data[key]), names)
+        return FragmentLayout(name, data["description"], c("rows", SHAPE_NAMES), c("cols", SHAPE_NAMES),
+                              c("elements", SHAPE_NAMES), c("row", LAYOUT_NAMES), c("col", LAYOUT_NAMES), pos)
+
+    def evaluate(self, threads: int, bits: int, m: int, n: int, k: int) -> "FragmentMap":
+        shape = dict(M=m, N=n, K=k)
+        elements = int(self.elements(**shape))
+        t = np.arange(threads, dtype=np.int64)[:, None]
+        i = np.arange(elements, dtype=np.int64)[None, :]
+        rows = np.broadcast_to(self.row(t=t, i=i, **shape), (threads, elements)).astype(np.int64)
+        cols = np.broadcast_to(self.col(t=t, i=i, **shape), (threads, elements)).astype(np.int64)
+        return FragmentMap(self.name, int(self.rows(**shape)), int(self.cols(**shape)), bits, rows, cols)
+
+
+@dataclass(frozen=True, eq=False)
+class FragmentMap:
+    """One layout evaluated for a shape and element width."""
+
+    layout: str
+    rows: int
+    cols: int
+    bits: int
+    row: np.ndarray  # (threads, elements)
+    col: np.ndarray
+
+    @property
+    def threads(self) -> int:
+        return self.row.shape[0]
+
+    @property
+    def elements(self) -> int:
+        return self.row.shape[1]
+
+    @property
+    def per_reg(self) -> int:
+        return max(1, 32 // self.bits)
+
+    @property
+    def regs(self) -> int:
+        return -(-self.elements * self.bits // 32)
+
+    def bijection_problem(self) -> str | None:
+        """None when the map hits every cell of the rows x cols matrix exactly once."""
+        r, c = self.row.ravel(), self.col.ravel()
+        if r.size != self.rows * self.cols:
+            return (f"maps {r.size} elements onto a {self.rows}x{self.cols} matrix "
+                    f"({self.rows * self.cols} cells)")
+        bad = (r < 0) | (r >= self.rows) | (c < 0) | (c >= self.cols)
+        if bad.any():
+            j = int(np.argmax(bad))
+            t, i = divmod(j, self.elements)
+            return f"thread {t} element {i} maps to ({r[j]}, {c[j]}), outside the {self.rows}x{self.cols} matrix"
+        flat = r * self.cols + c
+        counts = np.bincount(flat, minlength=self.rows * self.cols)
+        if (counts != 1).any():
+            cell = int(np.argmax(counts != 1))
+            hits = np.nonzero(flat == cell)[0][:2]
+            who = ", ".join(f"thread {h // self.elements} element {h % self.elements}" for h in hits)
+            return f"cell ({cell // self.cols}, {cell % self.cols}) is covered {counts[cell]} times ({who or 'never'})"
+        return None
+
+    @cached_property
+    def elements_table(self) -> np.ndarray:
+        """(thread, reg, slot, row, col) for every element, in thread then element order."""
+        t = np.repeat(np.arange(self.threads), self.elements)
+        i = np.tile(np.arange(self.elements), self.threads)
+        return np.stack([t, i // self.per_reg, i % self.per_reg, self.row.ravel(), self.col.ravel()], axis=1)
+
+    def _shifts(self) -> np.ndarray:
+        return (np.arange(self.per_reg, dtype=np.uint64) * np.uint64(self.bits))
+
+    def pack(self, matrix) -> np.ndarray:
+        """matrix: raw element bits, shape (..., rows, cols) -> uint32 registers (..., threads, regs)."""
+        mat = _as_bits(matrix, self.bits)
+        if mat.shape[-2:] != (self.rows, self.cols):
+            raise ValueError(f"matrix shape {mat.shape[-2:]} != ({self.rows}, {self.cols})")
+        vals = mat[..., self.row, self.col].astype(np.uint64)  # (..., T, E)
+        pad = self.regs * self.per_reg - self.elements
+        if pad:
+            vals = np.concatenate([vals, np.zeros(vals.shape[:-1] + (pad,), np.uint64)], axis=-1)
+        vals = vals.reshape(vals.shape[:-1] + (self.regs, self.per_reg))
+        if self.bits >= 32:
+            return vals[..., 0].astype(np.uint64 if self.bits == 64 else np.uint32)
+        return (vals << self._shifts()).sum(axis=-1, dtype=np.uint64).astype(np.uint32)
+
+    def unpack(self, regs) -> np.ndarray:
+        """uint32 registers (..., threads, regs) -> raw element bits (..., rows, cols)."""
+        regs = np.asarray(regs)
+        if regs.shape[-2:] != (self.threads, self.regs):
+            raise ValueError(f"register array shape {regs.shape[-2:]} != ({self.threads}, {self.regs})")
+        r = regs.astype(np.uint64)
+        if self.bits >= 32:
+            vals = r
+        else:
+            mask = np.uint64((1 << self.bits) - 1)
+            vals = ((r[..., None] >> self._shifts()) & mask).reshape(r.shape[:-1] + (-1,))[..., :self.elements]
+        out = np.zeros(regs.shape[:-2] + (self.rows, self.cols), dtype=_bits_dtype(self.bits))
+        out[..., self.row, self.col] = vals
+        return out
+
+
+def _bits_dtype(bits: int):
+    return np.uint8 if bits <= 8 else np.uint16 if bits <= 16 else np.uint32 if bits <= 32 else np.uint64
+
+
+def _as_bits(matrix, bits: int) -> np.ndarray:
+    a = np.asarray(matrix)
+    if a.dtype == np.float16 and bits == 16 or a.dtype == np.float32 and bits == 32 \
+            or a.dtype == np.float64 and bits == 64:
+        a = a.view(_bits_dtype(bits))
+    elif a.dtype.kind == "f":
+        raise TypeError(f"give {bits}-bit elements as raw bit patterns (unsigned integers), not {a.dtype}")
+    a = a.astype(np.int64) if a.dtype.kind == "i" else a.astype(np.uint64)
+    if bits < 64:
+        a = a & ((1 << bits) - 1)
+    return a.astype(np.uint64)
+
+
+@dataclass(frozen=True)
+class Sparsity:
+    """Structured sparsity of A and the map of the metadata register (see spec/layouts)."""
+
+    name: str
+    description: str
+    unit_bits: int
+    element_units: int
+    chunk: int
+    kept: int
+    selectors: tuple[int, ...]
+    contributes: Formula
+    row: Formula
+    chunk_index: Formula
+    valid_nibbles: tuple[int, ...]
+    pos: object = field(compare=False, default=None)
+
+    @staticmethod
+    def build(name: str, data: dict, pos=None) -> "Sparsity":
+        c = lambda key: compile_formula(str(data[key]), META_NAMES)
+        return Sparsity(name, data["description"], data["unit_bits"], data["element_units"], data["chunk"],
+                        data["kept"], tuple(data["selectors"]), c("contributes"), c("row"), c("chunk_index"),
+                        tuple(data["valid_nibbles"]), pos)
+
+    def metadata_map(self, threads: int, m: int, n: int, k: int, sel: int):
+        """(contributing mask (threads,), row (threads, 8), chunk (threads, 8)) for selector sel."""
+        shape = dict(M=m, N=n, K=k, sel=sel)
+        t = np.arange(threads, dtype=np.int64)[:, None]
+        nib = np.arange(8, dtype=np.int64)[None, :]
+        contributes = np.broadcast_to(self.contributes(t=t[:, 0], n=0, **shape), (threads,)).astype(bool)
+        row = np.broadcast_to(self.row(t=t, n=nib, **shape), (threads, 8)).astype(np.int64)
+        chunk = np.broadcast_to(self.chunk_index(t=t, n=nib, **shape), (threads, 8)).astype(np.int64)
+        return contributes, row, chunk
+
+    def chunks_per_row(self, k: int) -> int:
+        return k * self.element_units // self.chunk
+
+    def bijection_problem(self, threads: int, m: int, n: int, k: int) -> str | None:
+        cpr = self.chunks_per_row(k)
+        for sel in self.selectors:
+            mask, row, chunk = self.metadata_map(threads, m, n, k, sel)
+            r, c = row[mask].ravel(), chunk[mask].ravel()
+            if r.size != m * cpr:
+                return (f"selector {sel}: {int(mask.sum())} threads x 8 nibbles describe {r.size} chunks, "
+                        f"but A has {m} rows x {cpr} chunks")
+            if ((r < 0) | (r >= m) | (c < 0) | (c >= cpr)).any():
+                return f"selector {sel}: a nibble maps outside the {m}x{cpr} chunk grid"
+            counts = np.bincount(r * cpr + c, minlength=m * cpr)
+            if (counts != 1).any():
+                cell = int(np.argmax(counts != 1))
+                return f"selector {sel}: chunk ({cell // cpr}, {cell % cpr}) is described {counts[cell]} times"
+        return None

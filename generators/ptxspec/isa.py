@@ -1,0 +1,108 @@
+"""PTX ISA versions, targets, and requirements ("PTX >= 8.0 on sm_90a") as data."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import total_ordering
+
+
+@total_ordering
+@dataclass(frozen=True)
+class Version:
+    major: int
+    minor: int
+
+    @classmethod
+    def parse(cls, text: str) -> "Version":
+        major, minor = text.split(".")
+        return cls(int(major), int(minor))
+
+    def __lt__(self, other: "Version") -> bool:
+        return (self.major, self.minor) < (other.major, other.minor)
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    arch: int
+    suffix: str
+    family: int
+    ptx: Version
+    ptxas: bool  # known to ptxas 13.5
+
+    @property
+    def sort_key(self):
+        return (self.arch, "_af".index(self.suffix or "_"))
+
+
+class TargetSetError(ValueError):
+    pass
+
+
+def resolve_target_set(expr, targets: dict[str, Target]) -> frozenset[str]:
+    """Evaluate a target-set expression (see schema defs `target_set`) to target names."""
+    if isinstance(expr, str):
+        if expr not in targets:
+            raise TargetSetError(f"unknown target {expr!r}")
+        return frozenset([expr])
+    (op, arg), = expr.items()
+    if op == "at_least":
+        base = targets[_known(arg, targets)]
+        return frozenset(n for n, t in targets.items() if t.arch >= base.arch)
+    if op == "family":
+        base = targets[_known(arg, targets)]
+        return frozenset(n for n, t in targets.items()
+                         if t.family == base.family and t.arch >= base.arch and t.suffix in ("a", "f"))
+    if op == "any_of":
+        return frozenset().union(*(resolve_target_set(e, targets) for e in arg))
+    if op == "all_of":
+        sets = [resolve_target_set(e, targets) for e in arg]
+        return frozenset.intersection(*sets)
+    if op == "not":
+        return frozenset(targets) - resolve_target_set(arg, targets)
+    raise TargetSetError(f"unknown target-set operator {op!r}")
+
+
+def _known(name: str, targets) -> str:
+    if name not in targets:
+        raise TargetSetError(f"unknown target {name!r}")
+    return name
+
+
+@dataclass(frozen=True)
+class Clause:
+    ptx: Version
+    targets: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """Valid on target T at PTX version V iff some clause has T in its targets, V >= its ptx,
+    and V >= the first version that knows T."""
+
+    clauses: tuple[Clause, ...]
+
+    def valid(self, target: Target, ptx: Version) -> bool:
+        return ptx >= target.ptx and any(target.name in c.targets and ptx >= c.ptx for c in self.clauses)
+
+    def first_ptx(self, target: Target) -> Version | None:
+        found = [max(c.ptx, target.ptx) for c in self.clauses if target.name in c.targets]
+        return min(found) if found else None
+
+    @property
+    def targets(self) -> frozenset[str]:
+        return frozenset().union(*(c.targets for c in self.clauses))
+
+    @property
+    def min_ptx(self) -> Version:
+        return min(c.ptx for c in self.clauses)
+
+    def refined(self, ptx: Version | None, targets: frozenset[str] | None) -> "Requirement":
+        return Requirement(tuple(
+            Clause(max(c.ptx, ptx) if ptx else c.ptx, c.targets & targets if targets is not None else c.targets)
+            for c in self.clauses))
+
+    def as_data(self, order) -> list[dict]:
+        return [{"ptx": str(c.ptx), "targets": sorted(c.targets, key=order)} for c in self.clauses]

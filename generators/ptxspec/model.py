@@ -1,0 +1,670 @@
+"""The resolved model: every variant of every instruction, explicit, checked, in memory.
+
+`build_model` takes the documents from `source.read_tree` and expands each instruction's groups
+(the cross product of shapes, types and qualifiers) into `Variant`s with their requirements,
+operand signatures and fragment maps. Every generator reads this model and nothing else.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from .errors import Pos, Problems
+from .expr import ExprError, compile_formula
+from .fragments import FragmentLayout, FragmentMap, Sparsity
+from .isa import Clause, Requirement, Target, TargetSetError, Version, resolve_target_set
+from .source import Document, did_you_mean
+
+REGS_NAMES = frozenset({"M", "N", "K", "abits", "bbits", "cbits", "dbits"})
+OPCODE_FIELDS = ("m", "n", "k", "atype", "btype", "ctype", "dtype", "satfinite", "op")
+
+
+@dataclass(frozen=True)
+class ElementType:
+    name: str
+    cls: str
+    bits: int
+    register: str
+    signed: bool
+    format: dict | None
+    description: str
+    container_bits: int | None = None
+
+
+@dataclass(frozen=True)
+class Operand:
+    name: str
+    kind: str
+    io: str
+    matrix: str | None
+    values: tuple[int, ...] | None  # legal immediate values, None: no limit listed
+    min_value: int | None
+    regs: int  # registers per thread (0 for immediates)
+    reg_type: str  # PTX register type to declare ("" for immediates)
+    layout: str | None = None
+    element_type: str | None = None
+
+    def as_data(self) -> dict:
+        d = {"name": self.name, "kind": self.kind, "io": self.io, "regs": self.regs, "reg_type": self.reg_type}
+        if self.matrix:
+            d["matrix"] = self.matrix
+        if self.layout:
+            d["layout"] = self.layout
+        if self.element_type:
+            d["element_type"] = self.element_type
+        if self.values is not None:
+            d["values"] = list(self.values)
+        if self.min_value is not None:
+            d["min"] = self.min_value
+        return d
+
+
+@dataclass(eq=False)
+class Variant:
+    id: str
+    family: str
+    instruction: str
+    ptx: str
+    form: str
+    m: int | None
+    n: int | None
+    k: int | None
+    atype: str
+    btype: str
+    ctype: str
+    dtype: str
+    satfinite: bool
+    op: str
+    sparse: bool
+    requirement: Requirement
+    operands: tuple[Operand, ...]
+    group: str
+    pos: Pos
+    threads: int
+    spec: "Spec" = field(repr=False)
+    fragment_layouts: dict[str, tuple[FragmentLayout, int, tuple[int, int, int]]] = field(default_factory=dict, repr=False)
+    sparsity: Sparsity | None = None
+
+    @property
+    def min_ptx(self) -> str:
+        return str(self.requirement.min_ptx)
+
+    @property
+    def targets(self) -> list[str]:
+        return self.spec.sort_targets(self.requirement.targets)
+
+    @property
+    def regs(self) -> dict[str, int]:
+        return {o.name: o.regs for o in self.operands if o.regs}
+
+    @property
+    def selectors(self) -> tuple[int, ...]:
+        return self.sparsity.selectors if self.sparsity else ()
+
+    def operand(self, name: str) -> Operand:
+        for o in self.operands:
+            if o.name == name:
+                return o
+        raise KeyError(f"{self.id} has no operand {name!r}; it has {', '.join(o.name for o in self.operands)}")
+
+    def fragment_map(self, operand: str) -> FragmentMap:
+        cache = self.spec._map_cache
+        layout, bits, shape = self.fragment_layouts[_matrix_key(operand)]
+        key = (layout.name, bits, shape)
+        if key not in cache:
+            cache[key] = layout.evaluate(self.threads, bits, *shape)
+        return cache[key]
+
+    def fragment(self, operand: str) -> np.ndarray:
+        """(threads, elements, 2) array of (row, col) for each element of a register operand."""
+        fm = self.fragment_map(operand)
+        return np.stack([fm.row, fm.col], axis=-1)
+
+    def pack(self, operand: str, matrix) -> np.ndarray:
+        return self.fragment_map(operand).pack(matrix)
+
+    def unpack(self, operand: str, regs) -> np.ndarray:
+        return self.fragment_map(operand).unpack(regs)
+
+    def valid(self, target: str, ptx: str | Version) -> bool:
+        ver = ptx if isinstance(ptx, Version) else Version.parse(ptx)
+        return self.requirement.valid(self.spec.targets[target], ver)
+
+    def as_record(self) -> dict:
+        """The variant as plain data: the query/JSON contract of PRODUCT.md."""
+        order = self.spec.target_order
+        return {
+            "id": self.id, "family": self.family, "instruction": self.instruction, "ptx": self.ptx,
+            "form": self.form, "m": self.m, "n": self.n, "k": self.k,
+            "atype": self.atype, "btype": self.btype, "ctype": self.ctype, "dtype": self.dtype,
+            "satfinite": self.satfinite, "op": self.op, "sparse": self.sparse,
+            "min_ptx": self.min_ptx, "targets": self.targets,
+            "requires": self.requirement.as_data(order),
+            "regs": self.regs, "operands": [o.as_data() for o in self.operands],
+            "selectors": list(self.selectors),
+        }
+
+
+def _matrix_key(operand: str) -> str:
+    return {"a": "a", "b": "b", "c": "c", "d": "d"}.get(operand, operand)
+
+
+@dataclass
+class Instruction:
+    name: str
+    family: str
+    description: str
+    manual: str
+    opcode: str
+    rules: list[str]
+    requirement: Requirement
+    pos: Pos
+    path: str
+
+
+@dataclass
+class Family:
+    name: str
+    title: str
+    description: str
+    manual: str
+    threads: int
+    n_sets: dict[str, list[int]]
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class SwizzleMode:
+    name: str
+    code: int
+    width: int
+    b: int
+    repeat: int
+    description: str
+
+
+@dataclass
+class SharedMemory:
+    family: str
+    description: str
+    fields: list[dict]
+    swizzle_modes: list[SwizzleMode]
+    swizzle: object
+    canonical_layouts: list[dict]
+
+
+@dataclass
+class Erratum:
+    id: str
+    family: str
+    title: str
+    manual: str
+    manual_says: str
+    truth: str
+    evidence: dict
+    pos: Pos
+
+
+class Spec:
+    """The loaded, resolved specification."""
+
+    def __init__(self):
+        self.ptx_versions: list[Version] = []
+        self.ptxas_versions: set[Version] = set()
+        self.targets: dict[str, Target] = {}
+        self.types: dict[str, ElementType] = {}
+        self.families: dict[str, Family] = {}
+        self.instructions: dict[str, Instruction] = {}
+        self.layouts: dict[str, FragmentLayout] = {}
+        self.sparsities: dict[str, Sparsity] = {}
+        self.smem: dict[str, SharedMemory] = {}
+        self.errata: list[Erratum] = []
+        self.variants: list[Variant] = []
+        self._by_key: dict[tuple[str, str], Variant] = {}
+        self._by_id: dict[str, Variant] = {}
+        self._map_cache: dict = {}
+
+    def target_order(self, name: str):
+        return self.targets[name].sort_key
+
+    def sort_targets(self, names) -> list[str]:
+        return sorted(names, key=self.target_order)
+
+    def previous_version(self, v: Version) -> Version | None:
+        idx = self.ptx_versions.index(v)
+        return self.ptx_versions[idx - 1] if idx > 0 else None
+
+    def variant(self, ptx: str, form: str | None = None) -> Variant:
+        ptx = " ".join(ptx.split()).rstrip(";")
+        if ptx in self._by_id:
+            return self._by_id[ptx]
+        if form is None:
+            found = [v for (p, _), v in self._by_key.items() if p == ptx]
+            if len(found) == 1:
+                return found[0]
+            if found:
+                raise KeyError(f"{ptx} has forms {', '.join(sorted(v.form for v in found))}; pass form=")
+        elif (ptx, form) in self._by_key:
+            return self._by_key[(ptx, form)]
+        close = did_you_mean(ptx, (p for p, _ in self._by_key))
+        raise KeyError(f"no variant {ptx!r}" + (f" with form {form!r}" if form else "") + close)
+
+    def query(self, family=None, target=None, ptx=None, **fields) -> list[Variant]:
+        out = []
+        ver = Version.parse(ptx) if isinstance(ptx, str) else ptx
+        tgt = self.targets[target] if target else None
+        for v in self.variants:
+            if family and v.family != family:
+                continue
+            if tgt is not None or ver is not None:
+                if tgt is not None and ver is not None and not v.requirement.valid(tgt, ver):
+                    continue
+                if tgt is not None and ver is None and tgt.name not in v.requirement.targets:
+                    continue
+                if tgt is None and ver is not None and ver < v.requirement.min_ptx:
+                    continue
+            if any(str(getattr(v, k)) != str(val) for k, val in fields.items()):
+                continue
+            out.append(v)
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Building
+
+
+def _int_set(value) -> list[int]:
+    if isinstance(value, dict):
+        first, last, step = value["range"]
+        return list(range(first, last + 1, step))
+    return list(value)
+
+
+class _Builder:
+    def __init__(self, docs: dict[str, list[Document]]):
+        self.docs = docs
+        self.p = Problems()
+        self.spec = Spec()
+
+    def formula(self, data, key, names, doc_pos):
+        try:
+            return compile_formula(str(data[key]), names)
+        except ExprError as exc:
+            self.p.add(data.at(key) if hasattr(data, "at") else doc_pos, f"{key}: {exc}")
+            return None
+
+    def build(self) -> Spec:
+        self.isa()
+        self.types()
+        self.families()
+        self.layouts()
+        self.smem()
+        for doc in self.docs["instruction"]:
+            self.instruction(doc)
+        self.errata()
+        self.p.raise_if_any()
+        s = self.spec
+        s.variants.sort(key=lambda v: (v.family, v.instruction, v.id))
+        return s
+
+    # -- isa, types, families ------------------------------------------------------------------
+    def isa(self):
+        doc = self.docs["isa"][0].data
+        seen = {}
+        for i, entry in enumerate(doc["ptx_versions"]):
+            v = Version.parse(entry["version"])
+            pos = doc["ptx_versions"].at(i)
+            if v in seen:
+                self.p.add(pos, f"PTX version {v} listed twice (first at line {seen[v].line})")
+                continue
+            if self.spec.ptx_versions and v < self.spec.ptx_versions[-1]:
+                self.p.add(pos, f"PTX version {v} is out of order")
+            seen[v] = pos
+            self.spec.ptx_versions.append(v)
+            if entry.get("ptxas", True):
+                self.spec.ptxas_versions.add(v)
+        for i, entry in enumerate(doc["targets"]):
+            pos = doc["targets"].at(i)
+            name = entry["name"]
+            if name in self.spec.targets:
+                self.p.add(pos, f"target {name} listed twice")
+                continue
+            want = f"sm_{entry['arch']}{entry['suffix']}"
+            if name != want:
+                self.p.add(pos, f"target name {name} does not match arch {entry['arch']} and suffix {entry['suffix']!r}")
+            v = Version.parse(entry["ptx"])
+            if v not in seen:
+                self.p.add(entry.at("ptx"), f"unknown PTX version {v}")
+            self.spec.targets[name] = Target(name, entry["arch"], entry["suffix"], entry["family"], v,
+                                             entry.get("ptxas", True))
+
+    def version(self, data, key) -> Version | None:
+        v = Version.parse(data[key])
+        if v not in self.spec.ptx_versions:
+            self.p.add(data.at(key), f"unknown PTX version {v}"
+                       + did_you_mean(str(v), [str(x) for x in self.spec.ptx_versions]))
+            return None
+        return v
+
+    def target_set(self, data, key) -> frozenset[str] | None:
+        try:
+            return resolve_target_set(data[key], self.spec.targets)
+        except TargetSetError as exc:
+            name = str(exc).split("'")[1] if "'" in str(exc) else ""
+            self.p.add(data.at(key), f"{exc}{did_you_mean(name, self.spec.targets)}")
+            return None
+
+    def types(self):
+        doc = self.docs["types"][0].data
+        for i, t in enumerate(doc["types"]):
+            if t["name"] in self.spec.types:
+                self.p.add(doc["types"].at(i), f"type {t['name']} listed twice")
+                continue
+            if t["class"] == "float" and "format" not in t:
+                self.p.add(doc["types"].at(i), f"float type {t['name']} needs a format")
+            self.spec.types[t["name"]] = ElementType(t["name"], t["class"], t["bits"], t["register"],
+                                                     t.get("signed", t["class"] == "float"), t.get("format"),
+                                                     t.get("description", ""), t.get("container_bits"))
+
+    def families(self):
+        for doc in self.docs["family"]:
+            d = doc.data
+            if d["name"] in self.spec.families:
+                self.p.add(d.at("name"), f"family {d['name']} defined twice")
+                continue
+            n_sets = {k: _int_set(v) for k, v in d.get("n_sets", {}).items()}
+            self.spec.families[d["name"]] = Family(d["name"], d["title"], d["description"], d.get("manual", ""),
+                                                   d["threads"], n_sets, d.pos)
+
+    # -- layouts ------------------------------------------------------------------------------
+    def layouts(self):
+        for doc in self.docs["layouts"]:
+            d = doc.data
+            for section, cls, table in (("fragments", FragmentLayout, self.spec.layouts),
+                                        ("sparsity", Sparsity, self.spec.sparsities)):
+                entries = d.get(section, {})
+                for name, body in entries.items():
+                    pos = entries.at(name)
+                    if name in self.spec.layouts or name in self.spec.sparsities:
+                        self.p.add(pos, f"layout {name!r} defined twice")
+                        continue
+                    try:
+                        table[name] = cls.build(name, body, pos)
+                    except ExprError as exc:
+                        # point at the first key whose formula fails
+                        for key, value in body.items():
+                            if isinstance(value, (str, int)) and not isinstance(value, bool):
+                                try:
+                                    names = _names_for(cls, key)
+                                    if names:
+                                        compile_formula(str(value), names)
+                                except ExprError as e2:
+                                    self.p.add(body.at(key), f"{key}: {e2}")
+                                    break
+                        else:
+                            self.p.add(pos, str(exc))
+
+    # -- shared memory ------------------------------------------------------------------------
+    def smem(self):
+        for doc in self.docs["smem"]:
+            d = doc.data
+            fields, used = [], 0
+            for i, f in enumerate(d["descriptor"]["fields"]):
+                mask = ((1 << f["width"]) - 1) << f["lsb"]
+                if f["lsb"] + f["width"] > 64:
+                    self.p.add(d["descriptor"]["fields"].at(i), f"field {f['name']} runs past bit 63")
+                elif used & mask:
+                    self.p.add(d["descriptor"]["fields"].at(i), f"field {f['name']} overlaps another field")
+                used |= mask
+                enc = self.formula(f, "encode", frozenset({"x"}), d.pos)
+                fields.append({**{k: f[k] for k in ("name", "lsb", "width", "description")}, "encode": enc})
+            modes = [SwizzleMode(m["name"], m["code"], m["width"], m["b"], m["repeat"], m["description"])
+                     for m in d["swizzle_modes"]]
+            codes = [m.code for m in modes]
+            if len(set(codes)) != len(codes):
+                self.p.add(d.at("swizzle_modes"), "two swizzle modes share a code")
+            swz = self.formula(d, "swizzle", frozenset({"a", "b"}), d.pos)
+            layouts = []
+            for i, c in enumerate(d["canonical_layouts"]):
+                off = self.formula(c, "bit_offset", frozenset({"mn", "k", "bits", "W", "LBO", "SBO"}), d.pos)
+                layouts.append({"major": c["major"], "swizzled": c["swizzled"], "cute": c["cute"], "bit_offset": off})
+            self.spec.smem[d["family"]] = SharedMemory(d["family"], d["description"], fields, modes, swz, layouts)
+
+    # -- instructions and their variants -------------------------------------------------------
+    def instruction(self, doc: Document):
+        d = doc.data
+        s = self.spec
+        fam = s.families.get(d["family"])
+        if fam is None:
+            self.p.add(d.at("family"), f"unknown family {d['family']!r}{did_you_mean(d['family'], s.families)}")
+            return
+        if d["name"] in s.instructions:
+            self.p.add(d.at("name"), f"instruction {d['name']} defined twice (also {s.instructions[d['name']].path})")
+            return
+        clauses = []
+        for i, r in enumerate(d["requires"]):
+            v, ts = self.version(r, "ptx"), self.target_set(r, "targets")
+            if v and ts is not None:
+                if not ts:
+                    self.p.add(d["requires"].at(i), "target set is empty")
+                clauses.append(Clause(v, ts))
+        base = Requirement(tuple(clauses))
+        placeholders = set(re.findall(r"\{([^{}]*)\}", d["opcode"]))
+        for ph in placeholders - set(OPCODE_FIELDS):
+            self.p.add(d.at("opcode"), f"unknown opcode placeholder {{{ph}}}{did_you_mean(ph, OPCODE_FIELDS)}")
+        inst = Instruction(d["name"], d["family"], d["description"], d.get("manual", ""), d["opcode"],
+                           list(d.get("rules", [])), base, d.pos, doc.path)
+        s.instructions[inst.name] = inst
+        refinements = []
+        for i, r in enumerate(d.get("refinements", [])):
+            v = self.version(r["requires"], "ptx") if "ptx" in r["requires"] else None
+            ts = self.target_set(r["requires"], "targets") if "targets" in r["requires"] else None
+            refinements.append((r["when"], v, ts, d["refinements"].at(i), [False]))
+        for gi, g in enumerate(d["groups"]):
+            self.group(inst, fam, d, g, d["groups"].at(gi), base, refinements, placeholders)
+        for when, _, _, pos, used in refinements:
+            if not used[0]:
+                self.p.add(pos, f"refinement matches no variant: {dict(when)}")
+
+    def group(self, inst, fam, d, g, gpos, base, refinements, placeholders):
+        s = self.spec
+        sig_name = g["signature"]
+        if sig_name not in d["signatures"]:
+            self.p.add(g.at("signature"), f"unknown signature {sig_name!r}{did_you_mean(sig_name, d['signatures'])}")
+            return
+        signature = d["signatures"][sig_name]
+        names = [o["name"] for o in signature]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                self.p.add(signature.at(i), f"operand {name!r} listed twice")
+        shape = g.get("shape")
+        if shape is not None:
+            n_spec = shape["n"]
+            if isinstance(n_spec, str):
+                if n_spec not in fam.n_sets:
+                    self.p.add(shape.at("n"), f"unknown n_set {n_spec!r}{did_you_mean(n_spec, fam.n_sets)}")
+                    return
+                ns = fam.n_sets[n_spec]
+            else:
+                ns = list(n_spec)
+            shapes = [(m, n, k) for m in shape["m"] for n in ns for k in shape["k"]]
+        else:
+            shapes = [(None, None, None)]
+        types = g.get("types")
+        if types is not None:
+            ok = True
+            for key in ("atype", "btype", "ctype", "dtype"):
+                for j, t in enumerate(types.get(key, [])):
+                    if t not in s.types:
+                        self.p.add(types[key].at(j), f"unknown type {t!r}{did_you_mean(t, s.types)}")
+                        ok = False
+            if not ok:
+                return
+            combos = [(a, b, c, dd) for a in types["atype"] for b in types["btype"]
+                      for dd in types["dtype"] for c in types.get("ctype", [None])]
+            combos = [(a, b, c or dd, dd) for a, b, c, dd in combos]
+        else:
+            combos = [("", "", "", "")]
+        sats = g.get("satfinite", [False])
+        ops = g.get("op", [""])
+        forms = g.get("forms", [""])
+        sparsity = None
+        if "sparsity" in g:
+            sparsity = s.sparsities.get(g["sparsity"])
+            if sparsity is None:
+                self.p.add(g.at("sparsity"), f"unknown sparsity {g['sparsity']!r}{did_you_mean(g['sparsity'], s.sparsities)}")
+                return
+        frag_specs = {}
+        for mat, fs in g.get("fragments", {}).items():
+            lay = s.layouts.get(fs["layout"])
+            if lay is None:
+                self.p.add(fs.at("layout"), f"unknown layout {fs['layout']!r}{did_you_mean(fs['layout'], s.layouts)}")
+                return
+            regs = self.formula(fs, "regs", REGS_NAMES, gpos)
+            if regs is None:
+                return
+            frag_specs[mat] = (lay, regs, fs)
+        for o_i, o in enumerate(signature):
+            if o["kind"] == "fragment" and o.get("matrix") not in frag_specs:
+                used_forms = set(o.get("forms", forms))
+                if used_forms & set(forms):
+                    self.p.add(g.at("signature"), f"operand {o['name']!r} is a fragment of matrix "
+                               f"{o.get('matrix')!r} but group {g['name']!r} gives no fragment layout for it")
+                    return
+            if o["kind"] in ("metadata", "selector") and sparsity is None:
+                self.p.add(g.at("signature"), f"operand {o['name']!r} needs the group to name a sparsity")
+                return
+        checked_maps: set = set()
+        for (m, n, k), (a, b, c, dd), sat, op, form in itertools.product(shapes, combos, sats, ops, forms):
+            fields = dict(m=m, n=n, k=k, atype=a, btype=b, ctype=c, dtype=dd, satfinite=sat, op=op, form=form)
+            values = {"m": m, "n": n, "k": k, "atype": a, "btype": b, "ctype": c, "dtype": dd,
+                      "satfinite": ".satfinite" if sat else "", "op": f".{op}" if op else ""}
+            ptx = re.sub(r"\{(\w+)\}", lambda mt: str(values.get(mt.group(1), "")), d["opcode"])
+            req = base
+            for when, v, ts, rpos, used in refinements:
+                if all(str(fields.get(key)) == str(val) for key, val in when.items()):
+                    used[0] = True
+                    req = req.refined(v, ts)
+            bits = {f"{x}bits": s.types[t].bits for x, t in zip("abcd", (a, b, c, dd)) if t}
+            shape_env = dict(M=m or 0, N=n or 0, K=k or 0)
+            fl = {}
+            for mat, (lay, regs_f, fs) in frag_specs.items():
+                etype = {"a": a, "b": b, "c": c, "d": dd}[mat]
+                ebits = s.types[etype].bits
+                key = (lay.name, ebits, (m, n, k), mat, sparsity is not None)
+                if key not in checked_maps:
+                    checked_maps.add(key)
+                    if not self.check_fragment(inst, g, fs, lay, regs_f, ebits, fam.threads, m, n, k, mat,
+                                               sparsity, shape_env, bits):
+                        return
+                fl[mat] = (lay, ebits, (m or 0, n or 0, k or 0))
+            if sparsity is not None and ("sp", sparsity.name, m, n, k) not in checked_maps:
+                checked_maps.add(("sp", sparsity.name, m, n, k))
+                problem = sparsity.bijection_problem(fam.threads, m, n, k)
+                if problem:
+                    self.p.add(sparsity.pos, f"sparsity {sparsity.name} for m{m}n{n}k{k}: {problem}")
+                    return
+            operands = []
+            for o in signature:
+                if o.get("forms") and form not in o["forms"]:
+                    continue
+                operands.append(self.operand(o, fl, sparsity, a, b, c, dd))
+            vid = f"{ptx}:{form}" if form else ptx
+            var = Variant(vid, inst.family, inst.name, ptx, form, m, n, k, a, b, c, dd, sat, op,
+                          sparsity is not None, req, tuple(operands), g["name"], gpos, fam.threads, s, fl, sparsity)
+            if vid in s._by_id:
+                other = s._by_id[vid]
+                self.p.add(gpos, f"variant {vid} defined twice (also group {other.group!r} at line {other.pos.line})")
+                continue
+            s._by_id[vid] = var
+            s._by_key[(ptx, form)] = var
+            s.variants.append(var)
+
+    def check_fragment(self, inst, g, fs, lay, regs_f, ebits, threads, m, n, k, mat, sparsity, shape_env, bits):
+        try:
+            fmap = lay.evaluate(threads, ebits, m or 0, n or 0, k or 0)
+            regs = int(regs_f(**shape_env, **{b: bits.get(b, 0) for b in ("abits", "bbits", "cbits", "dbits")}))
+        except ExprError as exc:
+            self.p.add(lay.pos, f"layout {lay.name} for m{m}n{n}k{k}: {exc}")
+            return False
+        want_rows, want_cols = {"a": (m, k), "b": (k, n), "c": (m, n), "d": (m, n)}[mat]
+        if mat == "a" and sparsity is not None:
+            want_cols = k // 2
+        if (fmap.rows, fmap.cols) != (want_rows, want_cols):
+            self.p.add(fs.at("layout"), f"layout {lay.name} covers a {fmap.rows}x{fmap.cols} matrix but "
+                       f"{mat.upper()} of m{m}n{n}k{k} is {want_rows}x{want_cols}"
+                       + (" (packed sparse A)" if mat == "a" and sparsity else ""))
+            return False
+        problem = fmap.bijection_problem()
+        if problem:
+            self.p.add(lay.pos, f"layout {lay.name} is not a bijection for m{m}n{n}k{k}: {problem}")
+            return False
+        if regs != fmap.regs:
+            self.p.add(fs.at("regs"), f"regs says {regs} registers for {mat.upper()} of m{m}n{n}k{k} in group "
+                       f"{g['name']!r}, but {fmap.elements} elements of {ebits} bits fill {fmap.regs}")
+            return False
+        return True
+
+    def operand(self, o, fl, sparsity, a, b, c, dd) -> Operand:
+        s = self.spec
+        kind = o["kind"]
+        values, min_value, regs, reg_type, layout, etype = None, None, 0, "", None, None
+        if kind == "fragment":
+            etype = {"a": a, "b": b, "c": c, "d": dd}[o["matrix"]]
+            lay, ebits, shape = fl[o["matrix"]]
+            layout = lay.name
+            regs = -(-int(lay.elements(M=shape[0], N=shape[1], K=shape[2])) * ebits // 32)
+            reg_type = s.types[etype].register if ebits >= 32 or o["matrix"] in ("c", "d") else "b32"
+        elif kind == "descriptor":
+            regs, reg_type = 1, "b64"
+        elif kind == "metadata":
+            regs, reg_type = 1, "b32"
+        elif kind == "predicate":
+            reg_type = "pred"
+        elif kind == "selector":
+            values = sparsity.selectors
+        if kind == "immediate" and "values" in o:
+            if isinstance(o["values"], dict) and "min" in o["values"]:
+                min_value = o["values"]["min"]
+            else:
+                values = tuple(_int_set(o["values"]))
+        return Operand(o["name"], kind, o.get("io", "in"), o.get("matrix"), values, min_value, regs, reg_type,
+                       layout, etype)
+
+    def errata(self):
+        ids = {}
+        for doc in self.docs["errata"]:
+            d = doc.data
+            for i, e in enumerate(d["errata"]):
+                pos = d["errata"].at(i)
+                if e["id"] in ids:
+                    self.p.add(pos, f"erratum {e['id']} listed twice")
+                    continue
+                ids[e["id"]] = pos
+                for key in ("present", "absent"):
+                    for j, op in enumerate(e["evidence"].get(key, [])):
+                        exists = any(p == " ".join(op.split()) for p, _ in self.spec._by_key)
+                        if exists != (key == "present"):
+                            self.p.add(e["evidence"][key].at(j),
+                                       f"erratum {e['id']}: {op} is {'not ' if key == 'present' else ''}a variant "
+                                       f"of the spec, but the evidence lists it as {key}")
+                self.spec.errata.append(Erratum(e["id"], d["family"], e["title"], e["manual"], e["manual_says"],
+                                                e["truth"], dict(e["evidence"]), pos))
+
+
+def _names_for(cls, key):
+    if cls is FragmentLayout:
+        return {"rows": frozenset({"M", "N", "K"}), "cols": frozenset({"M", "N", "K"}),
+                "elements": frozenset({"M", "N", "K"}), "row": frozenset({"t", "i", "M", "N", "K"}),
+                "col": frozenset({"t", "i", "M", "N", "K"})}.get(key)
+    return {"contributes": frozenset({"t", "n", "sel", "M", "N", "K"}),
+            "row": frozenset({"t", "n", "sel", "M", "N", "K"}),
+            "chunk_index": frozenset({"t", "n", "sel", "M", "N", "K"})}.get(key)
+
+
+def build_model(docs: dict[str, list[Document]]) -> Spec:
+    return _Builder(docs).build()

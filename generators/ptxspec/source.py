@@ -1,0 +1,164 @@
+"""Reading a spec tree: every YAML file, checked against the JSON Schema of its `kind`.
+
+This is the only module that reads `spec/`. It returns the parsed documents, grouped by kind,
+with positions intact, or raises SpecError listing every problem found in every file.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import best_match
+from referencing import Registry, Resource
+
+from .errors import Pos, Problems, SpecError
+from .yamlsrc import PosDict, PosList, load_file
+
+KINDS = ("isa", "types", "family", "instruction", "layouts", "smem", "errata")
+SCHEMA_BASE = "https://ptxspec.dev/schema/"
+
+
+def repo_root() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+def default_spec_dir() -> Path:
+    return repo_root() / "spec"
+
+
+def schema_dir() -> Path:
+    return repo_root() / "schema"
+
+
+@lru_cache(maxsize=1)
+def _validators() -> dict[str, jsonschema.protocols.Validator]:
+    schemas = {}
+    for path in sorted(schema_dir().glob("*.schema.json")):
+        schemas[path.name] = json.loads(path.read_text(encoding="utf-8"))
+    registry = Registry().with_resources(
+        (SCHEMA_BASE + name, Resource.from_contents(body)) for name, body in schemas.items())
+    return {kind: jsonschema.Draft202012Validator(schemas[f"{kind}.schema.json"], registry=registry)
+            for kind in KINDS}
+
+
+def schema_of(kind: str) -> dict:
+    return _validators()[kind].schema
+
+
+@dataclass
+class Document:
+    path: str
+    kind: str
+    data: PosDict
+
+
+def locate(doc: Any, path) -> Pos | None:
+    """The position of the value at a JSON path inside a positioned document."""
+    node, pos = doc, getattr(doc, "pos", None)
+    for part in path:
+        if isinstance(node, PosDict) and part in node:
+            pos, node = node.at(part), node[part]
+        elif isinstance(node, PosList) and isinstance(part, int) and part < len(node):
+            pos, node = node.at(part), node[part]
+        else:
+            break
+        pos = getattr(node, "pos", pos)
+    return pos
+
+
+def _key_pos(doc: Any, path, key: str) -> Pos | None:
+    node = doc
+    for part in path:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return node.at(key) if isinstance(node, PosDict) else None
+
+
+def did_you_mean(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _schema_problems(doc: Document, problems: Problems) -> None:
+    validator = _validators()[doc.kind]
+    for error in validator.iter_errors(doc.data):
+        if error.context:
+            error = best_match(error.context) or error
+        path = list(error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            allowed = error.schema.get("properties", {})
+            for key in error.instance:
+                if key not in allowed:
+                    pos = _key_pos(doc.data, path, key) or locate(doc.data, path)
+                    problems.add(pos, f"unknown key {key!r}{did_you_mean(key, allowed)}")
+            continue
+        pos = locate(doc.data, path) or Pos(doc.path)
+        where = "/".join(str(p) for p in path) or "document"
+        problems.add(pos, f"{where}: {_message(error)}")
+
+
+def _message(error) -> str:
+    if error.validator == "required":
+        return error.message.replace("is a required property", "is required")
+    if error.validator == "enum":
+        return f"{error.instance!r} is not one of {', '.join(map(repr, error.validator_value))}"
+    if error.validator == "pattern":
+        desc = error.schema.get("description", f"pattern {error.validator_value}")
+        return f"{error.instance!r} does not match: {desc}"
+    if error.validator == "type" and isinstance(error.instance, float):
+        return f"{error.instance!r} is a number here; quote it (e.g. \"8.0\") for a version string"
+    if error.validator == "const":
+        return f"{error.instance!r} should be {error.validator_value!r}"
+    return error.message
+
+
+def read_tree(spec_dir: str | os.PathLike | None = None) -> dict[str, list[Document]]:
+    """Parse and schema-check every `*.yaml` under spec_dir, grouped by kind."""
+    root = Path(spec_dir) if spec_dir is not None else default_spec_dir()
+    problems = Problems()
+    if not root.is_dir():
+        problems.add(Pos(str(root)), "spec directory not found")
+        problems.raise_if_any()
+    files = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+    if not files:
+        problems.add(Pos(str(root)), "no .yaml files in spec directory")
+    docs: dict[str, list[Document]] = {k: [] for k in KINDS}
+    for path in files:
+        before = len(problems.items)
+        data = load_file(str(path), problems)
+        if data is None or len(problems.items) > before:
+            continue
+        if not isinstance(data, PosDict):
+            problems.add(getattr(data, "pos", Pos(str(path))), "a spec file must be a mapping")
+            continue
+        kind = data.get("kind")
+        if kind not in KINDS:
+            problems.add(data.at("kind"), f"kind must be one of {', '.join(KINDS)}; got {kind!r}"
+                         + (did_you_mean(kind, KINDS) if isinstance(kind, str) else ""))
+            continue
+        schema_ref = data.get("$schema")
+        if isinstance(schema_ref, str) and os.path.basename(schema_ref) != f"{kind}.schema.json":
+            problems.add(data.at("$schema"), f"$schema should name {kind}.schema.json for kind {kind!r}")
+        doc = Document(str(path), kind, data)
+        _schema_problems(doc, problems)
+        docs[kind].append(doc)
+    for kind in ("isa", "types"):
+        if len(docs[kind]) > 1:
+            for extra in docs[kind][1:]:
+                problems.add(extra.data.pos, f"a second {kind!r} file (first: {docs[kind][0].path})")
+        elif not docs[kind] and not problems:
+            problems.add(Pos(str(root)), f"no file of kind {kind!r}")
+    problems.raise_if_any()
+    return docs
+
+
+__all__ = ["read_tree", "Document", "SpecError", "locate", "did_you_mean", "default_spec_dir", "schema_of"]

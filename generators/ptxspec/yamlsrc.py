@@ -1,0 +1,208 @@
+"""Strict YAML reading with a position for every value.
+
+PyYAML alone is too forgiving for a specification: it keeps the last of two duplicate keys,
+reads `on`/`yes` as booleans and `2024-01-01` as dates, expands aliases without limit and
+honours `!!python/...` tags. We compose the node graph with PyYAML's parser and convert it
+ourselves, so that each of these is a reported problem with its file, line and column.
+
+Mappings become `PosDict`, sequences `PosList`; both remember where they and their entries
+stand, so later passes (schema, model) can point at the exact line of a bad value.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from .errors import Pos, Problems
+
+#: Upper bound on values built from one file; a spec file has a few thousand at most, so this
+#: only stops alias bombs ("billion laughs").
+MAX_NODES = 200_000
+
+_INT_RE = re.compile(r"^[-+]?(0|[1-9][0-9]*)$")
+_HEX_RE = re.compile(r"^0x[0-9a-fA-F]+$")
+_BIN_RE = re.compile(r"^0b[01]+$")
+_TRUE = {"true", "True", "TRUE"}
+_FALSE = {"false", "False", "FALSE"}
+_NULL = {"", "~", "null", "Null", "NULL"}
+
+
+class PosDict(dict):
+    """A mapping that knows its own position and each key's position."""
+
+    pos: Pos
+    key_pos: dict
+
+    def at(self, key: str) -> Pos:
+        return self.key_pos.get(key, self.pos)
+
+
+class PosList(list):
+    """A sequence that knows its own position and each item's position."""
+
+    pos: Pos
+    item_pos: list
+
+    def at(self, index: int) -> Pos:
+        return self.item_pos[index] if 0 <= index < len(self.item_pos) else self.pos
+
+
+def _pos(path: str, node: yaml.Node) -> Pos:
+    m = node.start_mark
+    return Pos(path, m.line + 1, m.column + 1)
+
+
+class _Converter:
+    def __init__(self, path: str, problems: Problems):
+        self.path = path
+        self.problems = problems
+        self.count = 0
+        self.blown = False
+        self.active: set[int] = set()
+
+    def convert(self, node: yaml.Node) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            if not self.blown:
+                self.problems.add(_pos(self.path, node), f"document expands to more than {MAX_NODES} values "
+                                  "(alias bomb?); spec files must stay small and explicit")
+                self.blown = True
+            return None
+        if self.blown:
+            return None
+        if id(node) in self.active:
+            self.problems.add(_pos(self.path, node), "recursive alias")
+            return None
+        if isinstance(node, yaml.ScalarNode):
+            return self.scalar(node)
+        self.active.add(id(node))
+        try:
+            if isinstance(node, yaml.MappingNode):
+                return self.mapping(node)
+            return self.sequence(node)
+        finally:
+            self.active.discard(id(node))
+
+    def _check_tag(self, node: yaml.Node) -> bool:
+        tag = node.tag or ""
+        if tag.startswith("tag:yaml.org,2002:") or tag in ("!", "?"):
+            return True
+        self.problems.add(_pos(self.path, node), f"YAML tag {tag!r} is not allowed in spec files")
+        return False
+
+    def scalar(self, node: yaml.ScalarNode) -> Any:
+        if not self._check_tag(node):
+            return None
+        value = node.value
+        if node.style is not None and node.style in "'\"|>":
+            return value  # quoted or block scalars are always strings
+        tag = node.tag
+        pos = _pos(self.path, node)
+        if tag.endswith(":str"):
+            return value
+        if tag.endswith(":null") or value in _NULL:
+            return None
+        if tag.endswith(":bool"):
+            if value in _TRUE:
+                return True
+            if value in _FALSE:
+                return False
+            self.problems.add(pos, f"ambiguous scalar {value!r}: YAML 1.1 reads it as a boolean; "
+                              "write true/false, or quote it for a string")
+            return value
+        if tag.endswith(":int"):
+            if _INT_RE.match(value):
+                return int(value)
+            if _HEX_RE.match(value):
+                return int(value, 16)
+            if _BIN_RE.match(value):
+                return int(value[2:], 2)
+            self.problems.add(pos, f"ambiguous number {value!r}: write a plain decimal, 0x or 0b "
+                              "integer, or quote it for a string")
+            return value
+        if tag.endswith(":float"):
+            if re.match(r"^[-+]?(\.inf|\.nan)$", value, re.I):
+                self.problems.add(pos, f"{value!r} is not allowed; quote it for a string")
+                return value
+            try:
+                return float(value)
+            except ValueError:
+                self.problems.add(pos, f"ambiguous number {value!r}; quote it for a string")
+                return value
+        if tag.endswith(":timestamp"):
+            self.problems.add(pos, f"{value!r} reads as a date in YAML; quote it for a string")
+            return value
+        self.problems.add(pos, f"unsupported scalar type {tag!r}")
+        return value
+
+    def mapping(self, node: yaml.MappingNode) -> PosDict:
+        out = PosDict()
+        out.pos = _pos(self.path, node)
+        out.key_pos = {}
+        if not self._check_tag(node):
+            return out
+        for key_node, value_node in node.value:
+            kpos = _pos(self.path, key_node)
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                self.problems.add(kpos, "YAML merge keys ('<<') are not allowed; write the entries out")
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                self.problems.add(kpos, "mapping keys must be plain strings")
+                continue
+            key = self.scalar(key_node)
+            if not isinstance(key, str):
+                self.problems.add(kpos, f"mapping key {key_node.value!r} must be a string; quote it")
+                key = str(key_node.value)
+            if key in out.key_pos:
+                first = out.key_pos[key]
+                self.problems.add(kpos, f"duplicate key {key!r} (first defined at line {first.line})")
+                continue
+            out.key_pos[key] = kpos
+            out[key] = self.convert(value_node)
+        return out
+
+    def sequence(self, node: yaml.SequenceNode) -> PosList:
+        out = PosList()
+        out.pos = _pos(self.path, node)
+        out.item_pos = []
+        if not self._check_tag(node):
+            return out
+        for item in node.value:
+            out.item_pos.append(_pos(self.path, item))
+            out.append(self.convert(item))
+        return out
+
+
+def load_text(text: str, path: str, problems: Problems) -> Any:
+    """Parse one YAML document; problems are added, never raised. Returns None on failure."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        pos = Pos(path, mark.line + 1, mark.column + 1) if mark else Pos(path)
+        problems.add(pos, f"YAML syntax: {exc.problem or exc.context}")
+        return None
+    except yaml.YAMLError as exc:  # e.g. "expected a single document"
+        problems.add(Pos(path), f"YAML: {exc}")
+        return None
+    if node is None:
+        problems.add(Pos(path), "empty file")
+        return None
+    return _Converter(path, problems).convert(node)
+
+
+def load_file(path: str, problems: Problems) -> Any:
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as exc:
+        problems.add(Pos(path), f"cannot read: {exc.strerror}")
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.add(Pos(path), f"not UTF-8 text (byte {exc.start})")
+        return None
+    return load_text(text, path, problems)
