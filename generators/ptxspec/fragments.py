@@ -36,6 +36,16 @@ class FragmentLayout:
         return FragmentLayout(name, data["description"], c("rows", SHAPE_NAMES), c("cols", SHAPE_NAMES),
                               c("elements", SHAPE_NAMES), c("row", LAYOUT_NAMES), c("col", LAYOUT_NAMES), pos)
 
+    @property
+    def shape_names(self) -> tuple[str, ...]:
+        """The shape parameters (M, N, K) the map depends on: variants that agree on them share it."""
+        used = set().union(*(f.names for f in (self.rows, self.cols, self.elements, self.row, self.col)))
+        return tuple(n for n in ("M", "N", "K") if n in used)
+
+    def shape_key(self, m: int, n: int, k: int) -> tuple:
+        env = dict(M=m, N=n, K=k)
+        return tuple((name, env[name]) for name in self.shape_names)
+
     def evaluate(self, threads: int, bits: int, m: int, n: int, k: int) -> "FragmentMap":
         shape = dict(M=m, N=n, K=k)
         elements = int(self.elements(**shape))

@@ -114,7 +114,7 @@ class Variant:
     def fragment_map(self, operand: str) -> FragmentMap:
         cache = self.spec._map_cache
         layout, bits, shape = self.fragment_layouts[_matrix_key(operand)]
-        key = (layout.name, bits, shape)
+        key = (layout.name, bits, layout.shape_key(*shape))
         if key not in cache:
             cache[key] = layout.evaluate(self.threads, bits, *shape)
         return cache[key]

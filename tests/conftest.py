@@ -1,0 +1,8 @@
+import pytest
+
+import ptxspec
+
+
+@pytest.fixture(scope="session")
+def spec():
+    return ptxspec.load()
