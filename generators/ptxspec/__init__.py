@@ -9,13 +9,20 @@
 from __future__ import annotations
 
 from .errors import SpecError
-from .model import Spec, Variant, build_model
-from .source import read_tree
 
 __all__ = ["load", "Spec", "Variant", "SpecError"]
 __version__ = "0.1.0"
 
 
-def load(spec_dir=None) -> Spec:
-    """Load, validate and resolve a spec tree (default: the repository's `spec/`)."""
+def load(spec_dir=None):
+    """Load, validate and resolve a spec tree (default: the repository's `spec/`) into a `Spec`."""
+    from .model import build_model
+    from .source import read_tree
     return build_model(read_tree(spec_dir))
+
+
+def __getattr__(name):  # keep `import ptxspec` light: the model (numpy, yaml) loads on first use
+    if name in ("Spec", "Variant"):
+        from . import model
+        return getattr(model, name)
+    raise AttributeError(name)

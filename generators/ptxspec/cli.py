@@ -9,14 +9,11 @@ import os
 import sys
 from pathlib import Path
 
-from . import build as build_mod
 from .errors import SpecError
-from .isa import Version
-from .source import default_spec_dir, did_you_mean
+from .paths import default_database, default_spec_dir
 
-QUERY_FIELDS = ("id", "family", "instruction", "ptx", "form", "m", "n", "k", "atype", "btype", "ctype", "dtype",
-                "satfinite", "op", "sparse", "min_ptx")
 TABLE_COLUMNS = ("ptx", "form", "min_ptx", "targets", "regs")
+FRAGMENT_COLUMNS = ("variant_id", "operand", "thread", "reg", "slot", "row", "col")
 
 
 class UsageError(Exception):
@@ -36,6 +33,7 @@ def cmd_validate(args) -> int:
 
 
 def cmd_build(args) -> int:
+    from . import build as build_mod
     spec = _load(args)
     files = build_mod.artifacts(spec)
     out = Path(args.out) if args.out else default_spec_dir().parent / "generated"
@@ -53,52 +51,48 @@ def cmd_build(args) -> int:
     return 0
 
 
-def _coerce(field: str, value: str):
-    if field in ("m", "n", "k"):
-        try:
-            return int(value)
-        except ValueError:
-            raise UsageError(f"{field} must be an integer, not {value!r}") from None
-    if field in ("satfinite", "sparse"):
-        if value.lower() in ("1", "true", "yes"):
-            return True
-        if value.lower() in ("0", "false", "no"):
-            return False
-        raise UsageError(f"{field} must be true or false, not {value!r}")
-    return value
+def _database(args):
+    """The committed database, or (with --spec/--db) one built from another spec tree or file."""
+    from .query import Database
+    if args.db:
+        return Database.open(args.db)
+    if args.spec:
+        from .emit.sqlite import connect
+        return Database(connect(_load(args)))
+    return Database.open(default_database())
 
 
 def cmd_query(args) -> int:
-    spec = _load(args)
-    if args.errata:
-        rows = [{"id": e.id, "family": e.family, "title": e.title, "manual": e.manual, "manual_says": e.manual_says,
-                 "truth": e.truth, "evidence": e.evidence} for e in spec.errata
-                if not args.family or e.family == args.family]
-        return _emit(rows, args.format, ("id", "family", "title"))
-    filters = {}
-    for item in args.filters:
-        if "=" not in item:
-            raise UsageError(f"filters are FIELD=VALUE, not {item!r}; fields: {', '.join(QUERY_FIELDS)}")
-        field, value = item.split("=", 1)
-        if field not in QUERY_FIELDS:
-            raise UsageError(f"unknown field {field!r}{did_you_mean(field, QUERY_FIELDS)}; "
-                             f"fields: {', '.join(QUERY_FIELDS)}")
-        filters[field] = _coerce(field, value)
-    if args.family and args.family not in spec.families:
-        raise UsageError(f"unknown family {args.family!r}{did_you_mean(args.family, spec.families)}; "
-                         f"families: {', '.join(sorted(spec.families))}")
-    if args.target and args.target not in spec.targets:
-        raise UsageError(f"unknown target {args.target!r}{did_you_mean(args.target, spec.targets)}")
-    if args.ptx:
-        try:
-            ver = Version.parse(args.ptx)
-        except ValueError:
-            raise UsageError(f"--ptx takes a version like 8.0, not {args.ptx!r}") from None
-        if ver not in spec.ptx_versions:
-            raise UsageError(f"unknown PTX version {args.ptx!r}; known: {', '.join(map(str, spec.ptx_versions))}")
-    found = spec.query(family=args.family, target=args.target, ptx=args.ptx, **filters)
-    rows = [v.as_record() for v in found]
-    return _emit(rows, args.format, TABLE_COLUMNS)
+    from .query import QueryError
+    try:
+        db = _database(args)
+        if args.errata:
+            return _emit(db.errata(args.family), args.format, ("id", "family", "title"))
+        if args.variant or args.fragment or args.operands:
+            if args.variant:
+                ids = [db.resolve_variant(args.variant, args.form)]
+            else:
+                extra = [f"form={args.form}"] if args.form else []
+                ids = [r["id"] for r in db.variants(args.filters + extra, args.family, args.target, args.ptx)]
+                if not ids:
+                    raise UsageError("no variant matches the filters")
+                if len(ids) > 64:
+                    raise UsageError(f"{len(ids)} variants match; narrow the filters or name one with --variant")
+            if args.operands:
+                rows = [dict(o, variant_id=i) for i in ids for o in db.operands(i)]
+                return _emit(rows, args.format, ("variant_id", "position", "name", "kind", "regs", "reg_type",
+                                                 "element_type", "legal_values"))
+            if args.fragment:
+                rows = [r for i in ids for r in db.fragment(i, args.fragment, args.row, args.col, args.thread)]
+                return _emit(rows, args.format, FRAGMENT_COLUMNS)
+            rows = [r for i in ids for r in db.variants([f"id={i}"])]
+            return _emit(rows, args.format, TABLE_COLUMNS)
+        if args.row is not None or args.col is not None or args.thread is not None:
+            raise UsageError("--row/--col/--thread go with --fragment OPERAND")
+        rows = db.variants(args.filters, args.family, args.target, args.ptx)
+        return _emit(rows, args.format, TABLE_COLUMNS)
+    except QueryError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _cell(value) -> str:
@@ -143,17 +137,64 @@ def parser() -> argparse.ArgumentParser:
     b = sub.add_parser("build", help="write every artifact under generated/")
     b.add_argument("--out", metavar="DIR", help="output directory (default: generated/ beside spec/)")
     b.add_argument("--check", action="store_true", help="write nothing; exit 1 naming stale files")
-    q = sub.add_parser("query", help="list variants (or errata)")
+    q = sub.add_parser("query", help="variants, operands, fragments, errata",
+                       description="Variants filtered by any column of the variants table (FIELD=VALUE, also "
+                       "!= < <= > >=, VALUE lists a,b, and FIELD~PATTERN with * wildcards); with --target and "
+                       "--ptx only those valid there. --fragment answers which thread and register hold an "
+                       "element, or what a thread holds.")
     q.add_argument("--family")
     q.add_argument("--target", metavar="SM", help="only variants valid on this target")
     q.add_argument("--ptx", metavar="X.Y", help="only variants valid at this PTX version")
     q.add_argument("--format", choices=("table", "json", "csv"), default="table")
     q.add_argument("--errata", action="store_true", help="list errata instead of variants")
-    q.add_argument("filters", nargs="*", metavar="FIELD=VALUE", help=f"fields: {', '.join(QUERY_FIELDS)}")
+    q.add_argument("--variant", metavar="ID|OPCODE", help="one variant, by id or opcode")
+    q.add_argument("--form", choices=("reg", "desc"), help="operand form, with an opcode that has several")
+    q.add_argument("--operands", action="store_true", help="list the operands of the variant(s)")
+    q.add_argument("--fragment", metavar="OPERAND", help="elements of a register operand (a, b, c, d)")
+    q.add_argument("--row", type=int, help="with --fragment: matrix row")
+    q.add_argument("--col", type=int, help="with --fragment: matrix column")
+    q.add_argument("--thread", type=int, help="with --fragment: thread")
+    q.add_argument("--db", metavar="FILE", help="query this database file instead of generated/ptxspec.sqlite")
+    q.add_argument("filters", nargs="*", metavar="FIELD=VALUE", help="filters on columns of the variants table")
+    w = sub.add_parser("serve", help="browse the database in Datasette (pip install -e '.[web]')")
+    w.add_argument("--port", type=int, default=8001)
+    w.add_argument("--db", metavar="FILE", help="database file (default: generated/ptxspec.sqlite)")
+    d = sub.add_parser("diff", help="semantic report of what changed between two spec trees")
+    d.add_argument("base", metavar="BASE", help="spec directory or git revision")
+    d.add_argument("head", metavar="HEAD", nargs="?", help="spec directory or git revision (default: --spec or spec/)")
+    d.add_argument("--format", choices=("text", "markdown", "json", "github"), default="text")
+    d.add_argument("--fail-on", choices=("breaking", "warning"), help="exit 1 when changes of this severity or worse remain")
+    d.add_argument("--ignore", metavar="FILE", help="file of fingerprints of approved changes")
     return p
 
 
-COMMANDS = {"validate": cmd_validate, "build": cmd_build, "query": cmd_query}
+def cmd_serve(args) -> int:
+    """Datasette on 127.0.0.1 only, with the generated metadata (descriptions, canned queries, facets)."""
+    import importlib.util
+    import subprocess
+    if importlib.util.find_spec("datasette") is None:
+        raise UsageError("Datasette is not installed; pip install -e '.[web]'")
+    db = Path(args.db) if args.db else default_database()
+    meta = default_database().parent / "datasette.json"
+    if not db.is_file() or not meta.is_file():
+        raise UsageError(f"{db if not db.is_file() else meta} not found; run `ptxspec build`")
+    cmd = [sys.executable, "-m", "datasette", "serve", f"ptxspec={db}", "--host", "127.0.0.1", "--port",
+           str(args.port), "--metadata", str(meta), "--immutable", str(db), "--setting", "default_page_size", "50",
+           "--setting", "sql_time_limit_ms", "2000"]
+    cmd.remove(f"ptxspec={db}")  # datasette names a database after its file stem
+    print(f"ptxspec: serving {db} on http://127.0.0.1:{args.port}/ (Ctrl-C stops)", file=sys.stderr)
+    try:
+        return subprocess.call(cmd)
+    except KeyboardInterrupt:
+        return 0
+
+
+def cmd_diff(args) -> int:
+    from .diff import cmd_diff as run
+    return run(args)
+
+
+COMMANDS = {"validate": cmd_validate, "build": cmd_build, "query": cmd_query, "serve": cmd_serve, "diff": cmd_diff}
 
 
 def main(argv=None) -> int:

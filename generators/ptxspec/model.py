@@ -135,7 +135,13 @@ class Variant:
         return self.requirement.valid(self.spec.targets[target], ver)
 
     def as_record(self) -> dict:
-        """The variant as plain data: the query/JSON contract of PRODUCT.md."""
+        """The variant as plain data: the query/JSON contract of PRODUCT.md (computed once)."""
+        cached = self.__dict__.get("_record")
+        if cached is None:
+            cached = self.__dict__["_record"] = self._record()
+        return cached
+
+    def _record(self) -> dict:
         order = self.spec.target_order
         return {
             "id": self.id, "family": self.family, "instruction": self.instruction, "ptx": self.ptx,
@@ -227,6 +233,7 @@ class Spec:
         self._by_key: dict[tuple[str, str], Variant] = {}
         self._by_id: dict[str, Variant] = {}
         self._map_cache: dict = {}
+        self.digest = ""  # SHA-256 of the spec tree it was built from
 
     def target_order(self, name: str):
         return self.targets[name].sort_key
@@ -309,6 +316,7 @@ class _Builder:
         self.p.raise_if_any()
         s = self.spec
         s.variants.sort(key=lambda v: (v.family, v.instruction, v.id))
+        s.digest = getattr(self.docs, "digest", "")
         return s
 
     # -- isa, types, families ------------------------------------------------------------------

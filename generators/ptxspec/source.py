@@ -6,6 +6,7 @@ with positions intact, or raises SpecError listing every problem found in every 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -19,28 +20,19 @@ from jsonschema.exceptions import best_match
 from referencing import Registry, Resource
 
 from .errors import Pos, Problems, SpecError
+from .paths import default_spec_dir, repo_root, schema_dir  # noqa: F401 (re-exported)
 from .yamlsrc import PosDict, PosList, load_file
 
 KINDS = ("isa", "types", "family", "instruction", "layouts", "smem", "errata")
 SCHEMA_BASE = "https://ptxspec.dev/schema/"
 
 
-def repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]
-
-
-def default_spec_dir() -> Path:
-    return repo_root() / "spec"
-
-
-def schema_dir() -> Path:
-    return repo_root() / "schema"
-
-
 @lru_cache(maxsize=1)
 def _validators() -> dict[str, jsonschema.protocols.Validator]:
     schemas = {}
     for path in sorted(schema_dir().glob("*.schema.json")):
+        if path.name == "database.schema.json":
+            continue
         schemas[path.name] = json.loads(path.read_text(encoding="utf-8"))
     registry = Registry().with_resources(
         (SCHEMA_BASE + name, Resource.from_contents(body)) for name, body in schemas.items())
@@ -50,6 +42,12 @@ def _validators() -> dict[str, jsonschema.protocols.Validator]:
 
 def schema_of(kind: str) -> dict:
     return _validators()[kind].schema
+
+
+class Tree(dict):
+    """Documents grouped by kind, plus a digest of the tree's files (relative paths and bytes)."""
+
+    digest: str = ""
 
 
 @dataclass
@@ -131,8 +129,12 @@ def read_tree(spec_dir: str | os.PathLike | None = None) -> dict[str, list[Docum
     files = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
     if not files:
         problems.add(Pos(str(root)), "no .yaml files in spec directory")
-    docs: dict[str, list[Document]] = {k: [] for k in KINDS}
+    docs = Tree({k: [] for k in KINDS})
+    hasher = hashlib.sha256()
     for path in files:
+        hasher.update(path.relative_to(root).as_posix().encode() + b"\0")
+        hasher.update(path.read_bytes() if path.is_file() else b"")
+        hasher.update(b"\0")
         before = len(problems.items)
         data = load_file(str(path), problems)
         if data is None or len(problems.items) > before:
@@ -158,7 +160,15 @@ def read_tree(spec_dir: str | os.PathLike | None = None) -> dict[str, list[Docum
         elif not docs[kind] and not problems:
             problems.add(Pos(str(root)), f"no file of kind {kind!r}")
     problems.raise_if_any()
+    docs.digest = hasher.hexdigest()
     return docs
+
+
+def tree_digest(directory: Path, pattern: str) -> str:
+    hasher = hashlib.sha256()
+    for path in sorted(directory.glob(pattern)):
+        hasher.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return hasher.hexdigest()
 
 
 __all__ = ["read_tree", "Document", "SpecError", "locate", "did_you_mean", "default_spec_dir", "schema_of"]

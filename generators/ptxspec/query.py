@@ -1,0 +1,178 @@
+"""Queries over generated/ptxspec.sqlite: variants by any column, validity, fragments, errata.
+
+Import-light on purpose (sqlite3 and json only): `ptxspec query` answers from the committed
+database without loading YAML, numpy or jsonschema. Every value reaches SQL as a bound
+parameter; column names are checked against the database's own columns before use.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+OPERATORS = ("!=", ">=", "<=", "=", ">", "<", "~")  # ~ : SQL LIKE with * as wildcard
+_FILTER_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(!=|>=|<=|=|>|<|~)(.*)$", re.S)
+JSON_COLUMNS = ("targets", "requires", "regs", "selectors", "rules", "evidence", "format", "legal_values", "params")
+
+
+class QueryError(ValueError):
+    """Bad query input: the message names what is valid."""
+
+
+def _close(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+class Database:
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self.conn.row_factory = sqlite3.Row
+        self._columns: dict[str, dict[str, str]] = {}
+
+    @classmethod
+    def open(cls, path: str | Path) -> "Database":
+        path = Path(path)
+        if not path.is_file():
+            raise QueryError(f"database {path} not found; run `ptxspec build`")
+        return cls(sqlite3.connect(f"file:{path}?mode=ro", uri=True))
+
+    def columns(self, table: str) -> dict[str, str]:
+        if table not in self._columns:
+            self._columns[table] = {r["name"]: (r["type"] or "").upper()
+                                    for r in self.conn.execute(f"PRAGMA table_info({table})")}
+        return self._columns[table]
+
+    def distinct(self, table: str, column: str, limit: int = 40) -> list:
+        return [r[0] for r in self.conn.execute(
+            f"SELECT DISTINCT {column} FROM {table} ORDER BY {column} LIMIT ?", (limit + 1,))]
+
+    # -- filters ------------------------------------------------------------------------------
+    def where(self, table: str, filters: list[str], alias: str = "v") -> tuple[list[str], list]:
+        cols = self.columns(table)
+        clauses, params = [], []
+        for item in filters:
+            m = _FILTER_RE.match(item)
+            if not m:
+                raise QueryError(f"a filter is FIELD=VALUE (or != < <= > >= ~), not {item!r}; "
+                                 f"fields: {', '.join(cols)}")
+            field, op, raw = m.groups()
+            if field not in cols:
+                raise QueryError(f"unknown field {field!r}{_close(field, cols)}; fields: {', '.join(cols)}")
+            if field in JSON_COLUMNS:
+                if op not in ("~",):
+                    raise QueryError(f"{field} holds JSON; match it with {field}~PATTERN (* is a wildcard)")
+            values = raw.split(",") if op in ("=", "!=") and "," in raw else [raw]
+            typed = [self._typed(table, field, cols[field], op, v) for v in values]
+            if op == "~":
+                clauses.append(f"{alias}.{field} LIKE ? ESCAPE '\\'")
+                params.append(typed[0])
+            elif len(typed) > 1:
+                marks = ",".join("?" * len(typed))
+                clauses.append(f"{alias}.{field} {'NOT ' if op == '!=' else ''}IN ({marks})")
+                params += typed
+            else:
+                clauses.append(f"{alias}.{field} {op} ?")
+                params.append(typed[0])
+        return clauses, params
+
+    def _typed(self, table, field, sqltype, op, value):
+        if op == "~":
+            return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_").replace("*", "%")
+        if sqltype == "INTEGER":
+            low = value.lower()
+            if low in ("true", "yes"):
+                return 1
+            if low in ("false", "no"):
+                return 0
+            try:
+                return int(value, 0)
+            except ValueError:
+                raise QueryError(f"{field} is an integer column; {value!r} is not an integer") from None
+        if op in ("=", "!=") and field in ("family", "instruction", "form", "atype", "btype", "ctype", "dtype", "op",
+                                           "min_ptx", "name", "kind", "class"):
+            known = self.distinct(table, field)
+            if value not in known and len(known) <= 40:
+                shown = ", ".join(repr(k) for k in known)
+                raise QueryError(f"no {field} {value!r}{_close(value, known)}; values: {shown}")
+        return value
+
+    # -- queries ------------------------------------------------------------------------------
+    def variants(self, filters=(), family=None, target=None, ptx=None) -> list[dict]:
+        clauses, params = self.where("variants", list(filters))
+        if family is not None:
+            fams = self.distinct("families", "name")
+            if family not in fams:
+                raise QueryError(f"unknown family {family!r}{_close(family, fams)}; families: {', '.join(fams)}")
+            clauses.append("v.family = ?")
+            params.append(family)
+        join = ""
+        if target is not None:
+            targets = [r[0] for r in self.conn.execute("SELECT name FROM targets ORDER BY arch, suffix")]
+            if target not in targets:
+                raise QueryError(f"unknown target {target!r}{_close(target, targets)}; targets: {', '.join(targets)}")
+            join = " JOIN variant_targets vt ON vt.variant_id = v.id AND vt.target = ?"
+            params.insert(0, target)
+        if ptx is not None:
+            versions = self.distinct("ptx_versions", "version", 200)
+            if ptx not in versions:
+                raise QueryError(f"unknown PTX version {ptx!r}; versions: {', '.join(versions)}")
+            ordinal = "(SELECT ordinal FROM ptx_versions WHERE version = ?)"
+            col = "vt.min_ptx" if target is not None else "v.min_ptx"
+            clauses.append(f"(SELECT ordinal FROM ptx_versions WHERE version = {col}) <= {ordinal}")
+            params.append(ptx)
+        sql = f"SELECT v.* FROM variants v{join}" + (" WHERE " + " AND ".join(clauses) if clauses else "")
+        sql += " ORDER BY v.family, v.instruction, v.id"
+        return [self._decode(r) for r in self.conn.execute(sql, params)]
+
+    def resolve_variant(self, ref: str, form: str | None = None) -> str:
+        """A variant id from an id or an opcode (plus form when the opcode has several)."""
+        ref = " ".join(ref.split()).rstrip(";")
+        rows = self.conn.execute("SELECT id, form FROM variants WHERE id = ? OR ptx = ?", (ref, ref)).fetchall()
+        if form:
+            rows = [r for r in rows if r["form"] == form]
+        if len(rows) == 1:
+            return rows[0]["id"]
+        if not rows:
+            like = self.conn.execute("SELECT ptx FROM variants WHERE ptx LIKE ? LIMIT 200",
+                                     (ref.split(".m")[0] + "%",)).fetchall()
+            raise QueryError(f"no variant {ref!r}{_close(ref, [r[0] for r in like])}")
+        raise QueryError(f"{ref} has forms {', '.join(sorted(r['form'] for r in rows))}; add --form")
+
+    def fragment(self, variant_id: str, operand: str, row=None, col=None, thread=None) -> list[dict]:
+        ops = [r[0] for r in self.conn.execute(
+            "SELECT name FROM operands WHERE variant_id = ? AND layout_id IS NOT NULL ORDER BY position", (variant_id,))]
+        if operand not in ops:
+            raise QueryError(f"{variant_id} has no register fragment {operand!r}; fragments: {', '.join(ops)}")
+        clauses, params = ["variant_id = ?", "operand = ?"], [variant_id, operand]
+        for name, value in (("row", row), ("col", col), ("thread", thread)):
+            if value is not None:
+                clauses.append(f"{name} = ?")
+                params.append(value)
+        sql = ("SELECT variant_id, operand, thread, reg, slot, row, col FROM fragment_elements WHERE "
+               + " AND ".join(clauses) + " ORDER BY thread, reg, slot")
+        return [dict(r) for r in self.conn.execute(sql, params)]
+
+    def operands(self, variant_id: str) -> list[dict]:
+        return [self._decode(r) for r in self.conn.execute(
+            "SELECT * FROM operands WHERE variant_id = ? ORDER BY position", (variant_id,))]
+
+    def errata(self, family=None) -> list[dict]:
+        sql, params = "SELECT * FROM errata", []
+        if family:
+            sql += " WHERE family = ?"
+            params.append(family)
+        return [self._decode(r) for r in self.conn.execute(sql + " ORDER BY id", params)]
+
+    @staticmethod
+    def _decode(row: sqlite3.Row) -> dict:
+        out = dict(row)
+        for key in JSON_COLUMNS:
+            if isinstance(out.get(key), str):
+                out[key] = json.loads(out[key])
+        for key in ("satfinite", "sparse"):
+            if key in out:
+                out[key] = bool(out[key])
+        return out

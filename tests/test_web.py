@@ -1,0 +1,121 @@
+"""`ptxspec serve` end to end: Datasette on 127.0.0.1, canned queries over HTTP, pages in Chromium."""
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from ptxspec.emit.datasette import CANNED
+
+ROOT = Path(__file__).resolve().parents[1]
+pytest.importorskip("datasette")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+VID = "wgmma.mma_async.sync.aligned.m64n200k32.f32.e4m3.e4m3:reg"
+PARAMS = {
+    "which_thread_holds": {"variant_id": VID, "operand": "d", "row": 17, "col": 5},
+    "thread_holds": {"variant_id": VID, "operand": "d", "thread": 38},
+    "valid_on_target": {"target": "sm_90a", "ptx": "8.1"},
+    "requirements_of_opcode": {"ptx": "wgmma.mma_async.sync.aligned.m64n8k32.s32.u8.s8"},
+    "register_signature": {"variant_id": VID},
+    "metadata_nibble": {"sparsity": "wgmma.sparse.16bit", "m": 64, "k": 32, "selector": 1, "row": 17, "chunk": 5},
+    "errata_list": {},
+}
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "ptxspec", "serve", "--port", str(port)], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(base + "/-/versions.json", timeout=1)
+            break
+        except OSError:
+            if proc.poll() is not None:
+                pytest.fail(proc.stderr.read().decode())
+            time.sleep(0.2)
+    else:
+        proc.kill()
+        pytest.fail("datasette did not start")
+    yield base
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.load(r)
+
+
+def test_bound_to_loopback_only(server):
+    port = int(server.rsplit(":", 1)[1])
+    out = subprocess.run(["ss", "-ltn"], capture_output=True, text=True).stdout if shutil.which("ss") else ""
+    listening = [line for line in out.splitlines() if f":{port} " in line]
+    assert all("127.0.0.1:" in line for line in listening)
+
+
+def test_every_canned_query_is_exercised():
+    assert set(PARAMS) == set(CANNED)
+
+
+@pytest.mark.parametrize("name", sorted(PARAMS))
+def test_canned_query(server, name):
+    qs = urllib.parse.urlencode({**PARAMS[name], "_shape": "array"})
+    rows = get_json(f"{server}/ptxspec/{name}.json?{qs}")
+    assert rows, name
+    if name == "which_thread_holds":  # manual: lane 4g+q of warp w holds D[16w+g][8j+2q(+1)]
+        assert rows == [{"thread": 38, "reg": 1, "slot": 0}]
+    if name == "thread_holds":
+        assert len(rows) == 100 and {r["row"] for r in rows} == {17, 25}
+    if name == "valid_on_target":  # sparse forms need 8.2, mixed s8/u8 8.4
+        assert all(".sp." not in r["id"] and ".s8.u8" not in r["id"] for r in rows) and len(rows) > 900
+    if name == "requirements_of_opcode":
+        assert {(r["form"], r["target"], r["min_ptx"]) for r in rows} == {("reg", "sm_90a", "8.4"),
+                                                                           ("desc", "sm_90a", "8.4")}
+    if name == "metadata_nibble":  # selector 1: threads with t % 4 in {2, 3}
+        assert len(rows) == 1 and rows[0]["thread"] % 4 in (2, 3)
+
+
+def test_descriptions_reach_datasette(server):
+    meta = get_json(f"{server}/-/metadata.json")
+    tables = meta["databases"]["ptxspec"]["tables"]
+    assert "fragment_elements" in tables and tables["variants"]["columns"]["min_ptx"]
+
+
+def _chromium(args, tmp_path):
+    base = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}"]
+    return subprocess.run(base + args, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (.ci/run installs it)")
+@pytest.mark.parametrize("path, expected", [
+    ("/", ["ptxspec", "machine-checked specification"]),
+    ("/ptxspec", ["variants", "fragment_elements", "Which thread and register hold an element?"]),
+    ("/ptxspec/variants?family=wgmma&n=200", ["wgmma.mma_async.sync.aligned.m64n200k16.f32.bf16.bf16", "min_ptx"]),
+    ("/ptxspec/which_thread_holds?" + urllib.parse.urlencode(PARAMS["which_thread_holds"]), ["38"]),
+    ("/ptxspec/errata", ["wgmma-integer-n-list"]),
+])
+def test_pages_in_chromium(server, tmp_path, path, expected):
+    dom = _chromium(["--dump-dom", server + path], tmp_path).stdout
+    for text in expected:
+        assert text in dom, (path, text)
+    shot = tmp_path / "page.png"
+    _chromium([f"--screenshot={shot}", "--window-size=1280,900", server + path], tmp_path)
+    assert shot.is_file() and shot.stat().st_size > 20_000  # a rendered page, not a blank one
