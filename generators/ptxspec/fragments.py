@@ -16,7 +16,8 @@ from .expr import Formula, compile_formula
 
 LAYOUT_NAMES = frozenset({"t", "i", "M", "N", "K"})
 SHAPE_NAMES = frozenset({"M", "N", "K"})
-META_NAMES = frozenset({"t", "n", "sel", "M", "N", "K"})
+# Metadata describes A, which does not depend on N: formulas may not use it.
+META_NAMES = frozenset({"t", "n", "sel", "M", "K"})
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class FragmentLayout:
         return FragmentLayout(name, data["description"], c("rows", SHAPE_NAMES), c("cols", SHAPE_NAMES),
                               c("elements", SHAPE_NAMES), c("row", LAYOUT_NAMES), c("col", LAYOUT_NAMES), pos)
 
-    @property
+    @cached_property
     def shape_names(self) -> tuple[str, ...]:
         """The shape parameters (M, N, K) the map depends on: variants that agree on them share it."""
         used = set().union(*(f.names for f in (self.rows, self.cols, self.elements, self.row, self.col)))
@@ -186,7 +187,7 @@ class Sparsity:
 
     def metadata_map(self, threads: int, m: int, n: int, k: int, sel: int):
         """(contributing mask (threads,), row (threads, 8), chunk (threads, 8)) for selector sel."""
-        shape = dict(M=m, N=n, K=k, sel=sel)
+        shape = dict(M=m, K=k, sel=sel)
         t = np.arange(threads, dtype=np.int64)[:, None]
         nib = np.arange(8, dtype=np.int64)[None, :]
         contributes = np.broadcast_to(self.contributes(t=t[:, 0], n=0, **shape), (threads,)).astype(bool)

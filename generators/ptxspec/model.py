@@ -21,6 +21,19 @@ from .source import Document, did_you_mean
 
 REGS_NAMES = frozenset({"M", "N", "K", "abits", "bbits", "cbits", "dbits"})
 OPCODE_FIELDS = ("m", "n", "k", "atype", "btype", "ctype", "dtype", "satfinite", "op")
+#: Qualifier axes a group may vary besides shape and types (values are bare: "row", "kind::f8f6f4").
+QUALIFIERS = ("alayout", "blayout", "layout", "kind", "block_scale", "scale_vec", "stype", "rnd", "space", "spvariant",
+              "frag", "stride")
+_PLACEHOLDER = re.compile(r"\{(\.?)(\w+)\}")
+
+
+def fill_template(template: str, values: dict) -> str:
+    """`{name}` -> value; `{.name}` -> "." + value, or nothing when the value is empty."""
+    def sub(m):
+        value = values.get(m.group(2), "")
+        value = "" if value is None or value is False else str(value)
+        return f".{value}" if m.group(1) and value else ("" if m.group(1) else value)
+    return _PLACEHOLDER.sub(sub, template)
 
 
 @dataclass(frozen=True)
@@ -86,6 +99,7 @@ class Variant:
     pos: Pos
     threads: int
     spec: "Spec" = field(repr=False)
+    qualifiers: dict[str, str] = field(default_factory=dict)
     fragment_layouts: dict[str, tuple[FragmentLayout, int, tuple[int, int, int]]] = field(default_factory=dict, repr=False)
     sparsity: Sparsity | None = None
 
@@ -148,6 +162,7 @@ class Variant:
             "form": self.form, "m": self.m, "n": self.n, "k": self.k,
             "atype": self.atype, "btype": self.btype, "ctype": self.ctype, "dtype": self.dtype,
             "satfinite": self.satfinite, "op": self.op, "sparse": self.sparse,
+            **{q: self.qualifiers.get(q, "") for q in QUALIFIERS if q in self.qualifiers},
             "min_ptx": self.min_ptx, "targets": self.targets,
             "requires": self.requirement.as_data(order),
             "regs": self.regs, "operands": [o.as_data() for o in self.operands],
@@ -312,6 +327,7 @@ class _Builder:
         self.smem()
         for doc in self.docs["instruction"]:
             self.instruction(doc)
+        self.unused_layouts()
         self.errata()
         self.p.raise_if_any()
         s = self.spec
@@ -461,9 +477,13 @@ class _Builder:
                     self.p.add(d["requires"].at(i), "target set is empty")
                 clauses.append(Clause(v, ts))
         base = Requirement(tuple(clauses))
-        placeholders = set(re.findall(r"\{([^{}]*)\}", d["opcode"]))
-        for ph in placeholders - set(OPCODE_FIELDS):
-            self.p.add(d.at("opcode"), f"unknown opcode placeholder {{{ph}}}{did_you_mean(ph, OPCODE_FIELDS)}")
+        placeholders = {m.group(2) for m in _PLACEHOLDER.finditer(d["opcode"])}
+        leftover = _PLACEHOLDER.sub("", d["opcode"])
+        if "{" in leftover or "}" in leftover:
+            self.p.add(d.at("opcode"), "malformed placeholder in opcode template (use {name} or {.name})")
+        for ph in sorted(placeholders - set(OPCODE_FIELDS) - set(QUALIFIERS)):
+            self.p.add(d.at("opcode"), f"unknown opcode placeholder {{{ph}}}"
+                       f"{did_you_mean(ph, OPCODE_FIELDS + QUALIFIERS)}")
         inst = Instruction(d["name"], d["family"], d["description"], d.get("manual", ""), d["opcode"],
                            list(d.get("rules", [])), base, d.pos, doc.path)
         s.instructions[inst.name] = inst
@@ -480,6 +500,20 @@ class _Builder:
 
     def group(self, inst, fam, d, g, gpos, base, refinements, placeholders):
         s = self.spec
+        if "requires" in g:  # a group may state its own requirement instead of the instruction's
+            clauses = []
+            for i, r in enumerate(g["requires"]):
+                v, ts = self.version(r, "ptx"), self.target_set(r, "targets")
+                if v is None or ts is None:
+                    return
+                clauses.append(Clause(v, ts))
+            base = Requirement(tuple(clauses))
+        quals = g.get("qualifiers", {})
+        for q in quals:
+            if q not in placeholders:
+                self.p.add(quals.at(q), f"qualifier {q!r} does not appear in the opcode template {d['opcode']!r}")
+                return
+        qual_axes = [[(q, v) for v in vals] for q, vals in quals.items()]
         sig_name = g["signature"]
         if sig_name not in d["signatures"]:
             self.p.add(g.at("signature"), f"unknown signature {sig_name!r}{did_you_mean(sig_name, d['signatures'])}")
@@ -528,14 +562,10 @@ class _Builder:
                 return
         frag_specs = {}
         for mat, fs in g.get("fragments", {}).items():
-            lay = s.layouts.get(fs["layout"])
-            if lay is None:
-                self.p.add(fs.at("layout"), f"unknown layout {fs['layout']!r}{did_you_mean(fs['layout'], s.layouts)}")
-                return
             regs = self.formula(fs, "regs", REGS_NAMES, gpos)
             if regs is None:
                 return
-            frag_specs[mat] = (lay, regs, fs)
+            frag_specs[mat] = (fs["layout"], regs, fs)
         for o_i, o in enumerate(signature):
             if o["kind"] == "fragment" and o.get("matrix") not in frag_specs:
                 used_forms = set(o.get("forms", forms))
@@ -547,11 +577,13 @@ class _Builder:
                 self.p.add(g.at("signature"), f"operand {o['name']!r} needs the group to name a sparsity")
                 return
         checked_maps: set = set()
-        for (m, n, k), (a, b, c, dd), sat, op, form in itertools.product(shapes, combos, sats, ops, forms):
-            fields = dict(m=m, n=n, k=k, atype=a, btype=b, ctype=c, dtype=dd, satfinite=sat, op=op, form=form)
+        for (m, n, k), (a, b, c, dd), sat, op, form, qv in itertools.product(
+                shapes, combos, sats, ops, forms, itertools.product(*qual_axes)):
+            qdict = dict(qv)
+            fields = dict(m=m, n=n, k=k, atype=a, btype=b, ctype=c, dtype=dd, satfinite=sat, op=op, form=form, **qdict)
             values = {"m": m, "n": n, "k": k, "atype": a, "btype": b, "ctype": c, "dtype": dd,
-                      "satfinite": ".satfinite" if sat else "", "op": f".{op}" if op else ""}
-            ptx = re.sub(r"\{(\w+)\}", lambda mt: str(values.get(mt.group(1), "")), d["opcode"])
+                      "satfinite": ".satfinite" if sat else "", "op": f".{op}" if op else "", **qdict}
+            ptx = fill_template(d["opcode"], values)
             req = base
             for when, v, ts, rpos, used in refinements:
                 if all(str(fields.get(key)) == str(val) for key, val in when.items()):
@@ -560,7 +592,12 @@ class _Builder:
             bits = {f"{x}bits": s.types[t].bits for x, t in zip("abcd", (a, b, c, dd)) if t}
             shape_env = dict(M=m or 0, N=n or 0, K=k or 0)
             fl = {}
-            for mat, (lay, regs_f, fs) in frag_specs.items():
+            for mat, (lay_name, regs_f, fs) in frag_specs.items():
+                lay_name = fill_template(lay_name, {**values, "form": form})
+                lay = s.layouts.get(lay_name)
+                if lay is None:
+                    self.p.add(fs.at("layout"), f"unknown layout {lay_name!r}{did_you_mean(lay_name, s.layouts)}")
+                    return
                 etype = {"a": a, "b": b, "c": c, "d": dd}[mat]
                 ebits = s.types[etype].bits
                 key = (lay.name, ebits, (m, n, k), mat, sparsity is not None)
@@ -583,7 +620,8 @@ class _Builder:
                 operands.append(self.operand(o, fl, sparsity, a, b, c, dd))
             vid = f"{ptx}:{form}" if form else ptx
             var = Variant(vid, inst.family, inst.name, ptx, form, m, n, k, a, b, c, dd, sat, op,
-                          sparsity is not None, req, tuple(operands), g["name"], gpos, fam.threads, s, fl, sparsity)
+                          sparsity is not None, req, tuple(operands), g["name"], gpos, fam.threads, s, qdict, fl,
+                          sparsity)
             if vid in s._by_id:
                 other = s._by_id[vid]
                 self.p.add(gpos, f"variant {vid} defined twice (also group {other.group!r} at line {other.pos.line})")
@@ -643,6 +681,26 @@ class _Builder:
         return Operand(o["name"], kind, o.get("io", "in"), o.get("matrix"), values, min_value, regs, reg_type,
                        layout, etype)
 
+    def unused_layouts(self):
+        """Layouts no variant uses yet are still checked, where their size needs no shape parameter."""
+        used = {lay.name for v in self.spec.variants for lay, _, _ in v.fragment_layouts.values()}
+        for doc in self.docs["layouts"]:
+            fam = self.spec.families.get(doc.data["family"])
+            if fam is None:
+                self.p.add(doc.data.at("family"), f"unknown family {doc.data['family']!r}"
+                           f"{did_you_mean(doc.data['family'], self.spec.families)}")
+                continue
+            for name in doc.data.get("fragments", {}):
+                lay = self.spec.layouts.get(name)
+                if lay is None or name in used or lay.shape_names:
+                    continue
+                try:
+                    problem = lay.evaluate(fam.threads, 32, 0, 0, 0).bijection_problem()
+                except ExprError as exc:
+                    problem = str(exc)
+                if problem:
+                    self.p.add(lay.pos, f"layout {name} is not a bijection: {problem}")
+
     def errata(self):
         ids = {}
         for doc in self.docs["errata"]:
@@ -669,9 +727,8 @@ def _names_for(cls, key):
         return {"rows": frozenset({"M", "N", "K"}), "cols": frozenset({"M", "N", "K"}),
                 "elements": frozenset({"M", "N", "K"}), "row": frozenset({"t", "i", "M", "N", "K"}),
                 "col": frozenset({"t", "i", "M", "N", "K"})}.get(key)
-    return {"contributes": frozenset({"t", "n", "sel", "M", "N", "K"}),
-            "row": frozenset({"t", "n", "sel", "M", "N", "K"}),
-            "chunk_index": frozenset({"t", "n", "sel", "M", "N", "K"})}.get(key)
+    from .fragments import META_NAMES
+    return {"contributes": META_NAMES, "row": META_NAMES, "chunk_index": META_NAMES}.get(key)
 
 
 def build_model(docs: dict[str, list[Document]]) -> Spec:

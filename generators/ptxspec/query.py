@@ -119,9 +119,9 @@ class Database:
             versions = self.distinct("ptx_versions", "version", 200)
             if ptx not in versions:
                 raise QueryError(f"unknown PTX version {ptx!r}; versions: {', '.join(versions)}")
-            ordinal = "(SELECT ordinal FROM ptx_versions WHERE version = ?)"
             col = "vt.min_ptx" if target is not None else "v.min_ptx"
-            clauses.append(f"(SELECT ordinal FROM ptx_versions WHERE version = {col}) <= {ordinal}")
+            join += f" JOIN ptx_versions pv ON pv.version = {col}"
+            clauses.append("pv.ordinal <= (SELECT ordinal FROM ptx_versions WHERE version = ?)")
             params.append(ptx)
         sql = f"SELECT v.* FROM variants v{join}" + (" WHERE " + " AND ".join(clauses) if clauses else "")
         sql += " ORDER BY v.family, v.instruction, v.id"

@@ -10,7 +10,7 @@ compare it with `generated/ptxspec.sqlite`.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,8 +63,23 @@ def _file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name)
 
 
+def _qualifiers(v: Variant) -> list[str]:
+    """Qualifiers beyond shape and types, as the opcode spells them."""
+    out = [f".{q}" for q in getattr(v, "qualifiers", {}).values() if q]
+    return out + [q for q in (".satfinite" if v.satfinite else "", f".{v.op}" if v.op else "") if q]
+
+
+def _where(pairs, code=False) -> str:
+    """(instruction, group) pairs as 'instruction: group, group; instruction: group'."""
+    by = defaultdict(list)
+    for inst, g in sorted(pairs):
+        by[inst].append(g)
+    return "; ".join(f"{_code(i) if code else i}: {', '.join(gs)}" for i, gs in by.items())
+
+
 def _text(s: str) -> str:
-    return " ".join(str(s).split())
+    """Spec prose on one line, with the characters Markdown would take for emphasis escaped."""
+    return " ".join(str(s).split()).replace("*", "\\*")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -88,6 +103,11 @@ class FragFigure:
     @property
     def title(self) -> str:
         return f"{ROLE_TITLES[self.role]} - {self.layout.name}, {self.bits}-bit elements"
+
+    @property
+    def page(self) -> str:
+        """The page that shows the figure."""
+        return "sparsity.md" if self.role == "sparse-a" else "fragments.md"
 
     @property
     def period_regs(self) -> int | None:
@@ -212,7 +232,7 @@ class _Family:
             params = ", ".join(f"{k} = {v}" for k, v in f.params.items())
             lines = [f"{self.name}: {ROLE_WHAT[f.role]}; layout {f.layout.name}; {f.bits}-bit elements "
                      f"({', '.join(sorted(f.types))})"]
-            attrs = {"kind": "fragment", "role": f.role, "layout": f.layout.name, "bits": f.bits,
+            attrs = {"kind": "fragment", "family": self.name, "role": f.role, "layout": f.layout.name, "bits": f.bits,
                      "per-reg": fm.per_reg, "threads": fm.threads, "rows": fm.rows, "cols": fm.cols,
                      "params": " ".join(f"{k}={v}" for k, v in f.params.items())}
             if f.period:
@@ -229,9 +249,11 @@ class _Family:
                        and self.fig_of[(v.id, "a")] is f}
                 sp = sorted(sps, key=lambda s: s.name)[0]
                 chunk = sp.kept // sp.element_units
-                lines.append(f"Packed columns {chunk}j..{chunk}j+{chunk - 1} hold the kept element(s) of chunk j, "
-                             f"original columns {sp.chunk // sp.element_units}j.. of the row (see the metadata map)."
-                             if chunk > 1 else "Packed column j holds the kept element of chunk j (see the metadata map).")
+                c = sp.chunk // sp.element_units
+                lines.append(f"Packed columns {chunk}j..{chunk}j+{chunk - 1} hold the {chunk} kept elements of chunk j, "
+                             f"columns {c}j..{c}j+{c - 1} of the unpacked row (see the metadata map)."
+                             if chunk > 1 else f"Packed column j holds the kept element of chunk j, columns "
+                             f"{c}j..{c}j+{c - 1} of the unpacked row (see the metadata map).")
             out[f.path] = svg.fragment(fm, lines=lines, attrs=attrs, period=f.period, chunk_header=chunk)
         for f in self.meta_figs:
             sp = f.sparsity
@@ -245,7 +267,7 @@ class _Family:
             lines = [f"{self.name}: sparsity metadata {sp.name}, m{f.m} k{f.k}, selector {f.sel}",
                      f"Each cell is a chunk of {sp.chunk // sp.element_units} elements of a row of A; "
                      f"the label names the thread and nibble that describe it; {idle_text}."]
-            attrs = {"kind": "metadata", "sparsity": sp.name, "m": f.m, "k": f.k, "selector": f.sel,
+            attrs = {"kind": "metadata", "family": self.name, "sparsity": sp.name, "m": f.m, "k": f.k, "selector": f.sel,
                      "rows": f.m, "chunks": cpr}
             out[f.path] = svg.metadata(row, chunk, mask, f.m, cpr, lines=lines, attrs=attrs,
                                        chunk_cols=sp.chunk // sp.element_units)
@@ -263,14 +285,14 @@ class _Family:
                          f"repeats every {mode.repeat} bytes",
                          _text(mode.description),
                          "Each cell is the 16-byte unit at that address; its label is the unit of the unswizzled row stored there."]
-                attrs = {"kind": "swizzle", "mode": mode.name, "code": mode.code, "width": mode.width,
+                attrs = {"kind": "swizzle", "family": self.name, "mode": mode.name, "code": mode.code, "width": mode.width,
                          "b": mode.b, "repeat": mode.repeat}
                 out[self.swizzle_path(mode)] = svg.swizzle(logical, mode.width, lines=lines, attrs=attrs)
             bits = 64
             out["figures/descriptor.svg"] = svg.descriptor(
                 sm.fields, bits, lines=[f"{self.name}: the {bits}-bit matrix descriptor, bit 63 at the left",
                                         "Grey bits are reserved (0)."],
-                attrs={"kind": "descriptor", "bits": bits})
+                attrs={"kind": "descriptor", "family": self.name, "bits": bits})
         return out
 
     def swizzle_path(self, mode) -> str:
@@ -282,18 +304,21 @@ class _Family:
         headers = ["opcode", "form", "shape", "D", "A", "B"] + (["C"] if show_c else []) + \
                   ["qualifiers", "registers", "PTX", "targets"]
         rows = []
+        target_text: dict = {}  # requirement -> its targets, with a first version where it is later
         for v in variants:
-            quals = " ".join(q for q in (".satfinite" if v.satfinite else "", f".{v.op}" if v.op else "") if q)
-            tgts = []
-            for t in v.targets:
-                first = v.requirement.first_ptx(self.spec.targets[t])
-                tgts.append(t if str(first) == v.min_ptx else f"{t} (≥{first})")
+            quals = " ".join(_qualifiers(v))
+            if v.requirement not in target_text:
+                tgts = []
+                for t in v.targets:
+                    first = v.requirement.first_ptx(self.spec.targets[t])
+                    tgts.append(t if str(first) == v.min_ptx else f"{t} (≥{first})")
+                target_text[v.requirement] = ", ".join(tgts)
             shape = f"m{v.m}n{v.n}k{v.k}" if v.m else DASH
             row = [_code(v.ptx), v.form or DASH, shape, v.dtype or DASH, v.atype or DASH, v.btype or DASH]
             if show_c:
                 row.append(v.ctype or DASH)
             row += [quals or DASH, " ".join(f"{k}:{n}" for k, n in v.regs.items()) or DASH, v.min_ptx,
-                    ", ".join(tgts)]
+                    target_text[v.requirement]]
             rows.append(row)
         return headers, rows
 
@@ -303,34 +328,45 @@ class _Family:
         for v in variants:
             by_req[v.requirement].append(v)
         targets = self.spec.sort_targets({t for v in variants for t in v.requirement.targets})
-        per_group = defaultdict(int)
-        for v in variants:
-            per_group[v.group] += 1
+        total = Counter((v.instruction, v.group) for v in variants)
+        per_inst = Counter(v.instruction for v in variants)
+        several = len(per_inst) > 1
         rows = []
         for req, vs in sorted(by_req.items(), key=lambda kv: (kv[0].min_ptx, str(kv[0]))):
-            parts = []
             groups = defaultdict(list)
             for v in vs:
-                groups[v.group].append(v)
-            for g in sorted(groups, key=lambda g: groups[g][0].pos.line):
-                gv = groups[g]
-                if len(gv) == per_group[g]:
-                    parts.append(f"{g}: all")
+                groups[(v.instruction, v.group)].append(v)
+            parts = defaultdict(list)  # instruction -> its groups (with type pairs where only some)
+            for (inst, g), gv in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[1][0].pos.line)):
+                if len(gv) == total[(inst, g)]:
+                    parts[inst].append(g)
                 else:
                     combos = sorted({".".join(t for t in (v.atype, v.btype) if t) for v in gv})
-                    parts.append(f"{g}: {', '.join(combos)}")
+                    parts[inst].append(f"{g} ({', '.join(combos)})")
+            text = []
+            for inst, gs in parts.items():
+                whole = sum(len(gv) for (i, _), gv in groups.items() if i == inst) == per_inst[inst]
+                if several:
+                    text.append(_code(inst) + ("" if whole else f": {', '.join(gs)}"))
+                else:
+                    text.append("all" if whole else ", ".join(gs))
             first = [req.first_ptx(self.spec.targets[t]) for t in targets]
-            rows.append(["; ".join(parts), len(vs)] + [str(f) if f else DASH for f in first])
+            rows.append(["; ".join(text), len(vs)] + [str(f) if f else DASH for f in first])
         return ["variants", "count"] + targets, rows
 
     def ptx_target_matrix(self, variants: list[Variant]) -> str:
         targets = self.spec.sort_targets({t for v in variants for t in v.requirement.targets})
         lo = min(v.requirement.min_ptx for v in variants)
         versions = [ver for ver in self.spec.ptx_versions if ver >= lo]
-        rows = []
+        per_req = Counter(v.requirement for v in variants)
+        runs: list[list] = []  # consecutive versions with the same counts share a row
         for ver in versions:
-            counts = [sum(v.requirement.valid(self.spec.targets[t], ver) for v in variants) for t in targets]
-            rows.append([str(ver)] + [c or DASH for c in counts])
+            counts = [sum(n for req, n in per_req.items() if req.valid(self.spec.targets[t], ver)) for t in targets]
+            if runs and runs[-1][2] == counts:
+                runs[-1][1] = ver
+            else:
+                runs.append([ver, ver, counts])
+        rows = [[str(a) if a == b else f"{a} … {b}"] + [c or DASH for c in counts] for a, b, counts in runs]
         return _table(["PTX ISA"] + targets, rows)
 
     def index_page(self) -> str:
@@ -358,8 +394,8 @@ class _Family:
                    "Targets not shown accept none of them.\n")
         out.append(self.ptx_target_matrix(self.variants))
         headers, rows = self.requirement_rows(self.variants)
-        out.append("\nEach distinct requirement, the variants it covers (group: type pairs) and the first PTX ISA "
-                   "version per target:\n")
+        out.append("\nEach distinct requirement, the variants it covers (instruction: groups, with the A.B type "
+                   "pairs where only some of a group) and the first PTX ISA version per target:\n")
         out.append(_table(headers, rows))
         return "\n".join(out)
 
@@ -367,6 +403,9 @@ class _Family:
         s = self.spec
         inst = s.instructions[name]
         vs = [v for v in self.variants if v.instruction == name]
+        if not vs:
+            return "\n".join([NOTE, f"# {_code(name)}\n", f"[{self.name}](index.md) · {inst.manual}\n",
+                              f"{_text(inst.description)}\n", "No variants yet.\n"])
         out = [NOTE, f"# {_code(name)}\n", f"[{self.name}](index.md) · {inst.manual}\n",
                f"{_text(inst.description)}\n", f"Opcode template: {_code(inst.opcode)}\n"]
         if inst.rules:
@@ -403,11 +442,10 @@ class _Family:
         if forms:
             facts.append("Forms: " + ", ".join(_code(f) for f in forms) + " (`reg`: A in registers; "
                          "`desc`: A in shared memory through a descriptor)")
-        quals = sorted({q for v in vs for q in ((".satfinite" if v.satfinite else "-"), (f".{v.op}" if v.op else "-"))
-                        if q != "-"})
+        quals = sorted({q for v in vs for q in _qualifiers(v)})
         if quals:
             facts.append("Qualifiers: " + ", ".join(_code(q) for q in quals)
-                         + (" (optional)" if any(not v.satfinite and not v.op for v in vs) else ""))
+                         + (" (optional)" if any(not _qualifiers(v) for v in vs) else ""))
         sels = sorted({s for v in vs for s in v.selectors})
         if sels:
             facts.append(f"Sparsity {_code(v0.sparsity.name)}, selectors {', '.join(map(str, sels))} "
@@ -415,22 +453,29 @@ class _Family:
         out += [f"- {f}" for f in facts]
         out.append("")
         # operands
-        names: list[str] = []
+        names: list[str] = []  # every operand of the group, in PTX order (forms differ in some)
         for v in vs:
+            prev = -1
             for o in v.operands:
                 if o.name not in names:
-                    names.append(o.name)
+                    names.insert(prev + 1, o.name)
+                prev = names.index(o.name)
         if names:
             out.append("Operands, in PTX order:\n")
             rows = []
+            by_name = defaultdict(list)
+            for v in vs:
+                for o in v.operands:
+                    by_name[o.name].append((v, o))
             for name in names:
-                ops = [(v, o) for v in vs for o in v.operands if o.name == name]
+                ops = by_name[name]
                 o0 = ops[0][1]
                 in_forms = sorted({v.form for v, _ in ops})
                 regs = self._regs_text(ops)
                 vals = (", ".join(map(str, o0.values)) if o0.values is not None
                         else f"≥ {o0.min_value}" if o0.min_value is not None else DASH)
-                rows.append([_code(name), o0.kind, o0.io, o0.reg_type or DASH, regs, vals,
+                reg_types = sorted({o.reg_type for _, o in ops if o.reg_type})
+                rows.append([_code(name), o0.kind, o0.io, ", ".join(reg_types) or DASH, regs, vals,
                              ", ".join(in_forms) if forms and len(in_forms) < len(forms) else "all"])
             out.append(_table(["operand", "kind", "io", "register type", "registers", "values", "forms"], rows))
         # fragments
@@ -442,7 +487,7 @@ class _Family:
                     continue
                 seen.add((o.name, o.element_type, fig.path))
                 frag_rows.append([_code(o.name), o.element_type, _code(fig.layout.name),
-                                  f"[{fig.title}](fragments.md#{slug(fig.title)}) · [svg]({fig.path})"])
+                                  f"[{fig.title}]({fig.page}#{slug(fig.title)}) · [svg]({fig.path})"])
         for v in vs:
             for mf in self.meta_of.get(v.id, []):
                 if ("sp_meta", mf.path) not in seen:
@@ -454,7 +499,7 @@ class _Family:
             out.append("\nFragment maps (which thread and register hold each element):\n")
             out.append(_table(["operand", "element type", "layout", "figure"], frag_rows))
         vs = sorted(vs, key=lambda v: (v.m or 0, v.n or 0, v.k or 0, v.dtype, v.atype, v.btype, v.satfinite, v.op,
-                                       v.form))
+                                       v.form != "reg", v.form))
         headers, rows = self.variant_rows(vs)
         out.append(f"\n{len(vs)} variant{'s' if len(vs) != 1 else ''}:\n")
         out.append(_table(headers, rows))
@@ -484,9 +529,16 @@ class _Family:
                "it (`T37`) and the register of the operand it is in (`r2`; `.lo`/`.hi` or `.b0`..`.b3` for the "
                "16-bit half or byte of the register). Fill colour: the thread's lane in its quad (`t % 4`). "
                "Thick lines separate warps.\n"]
+        in_regs = {"a" if f.role == "sparse-a" else f.role for f in self.frag_figs}
+        by_desc = sorted({(o.matrix, o.name) for v in self.variants for o in v.operands
+                          if o.kind == "descriptor" and o.matrix and o.matrix not in in_regs})
+        for matrix, name in by_desc:
+            smem = " (see [shared memory](smem.md))" if self.name in self.spec.smem else ""
+            out.append(f"{matrix.upper()} is never in registers: it is read from shared memory through the "
+                       f"descriptor {_code(name)}{smem}.\n")
         figs = [f for f in self.frag_figs if f.role != "sparse-a"]
         out.append(_table(["figure", "used by", "element types", "N"], [
-            [f"[{f.title}](#{slug(f.title)})", ", ".join(sorted({f"{i} {g}" for i, g in f.where})),
+            [f"[{f.title}](#{slug(f.title)})", _where(f.where),
              ", ".join(sorted(f.types)), _ints(c["N"] for c in f.covers) if f.covers and "N" in f.covers[0] else "all"]
             for f in figs]))
         for f in figs:
@@ -498,7 +550,7 @@ class _Family:
     def frag_section(self, f: FragFigure) -> str:
         L, fm = f.layout, f.fm
         out = [f"\n## {f.title}\n", f"{_text(L.description)}\n"]
-        out.append(_table(["", "formula"], [
+        out.append(_table(["what", "formula"], [
             ["rows x cols", f"{_code(L.rows.source)} x {_code(L.cols.source)}"],
             ["elements per thread", _code(L.elements.source)],
             ["row of element i of thread t", _code(L.row.source)],
@@ -506,8 +558,8 @@ class _Family:
             ["register, slot", f"{_code(f'i // {fm.per_reg}')}, {_code(f'i % {fm.per_reg}')} "
                                f"({fm.per_reg} element{'s' if fm.per_reg > 1 else ''} of {f.bits} bits per 32-bit register)"],
         ]))
-        used = ", ".join(f"{_code(i)} {g}" for i, g in sorted(f.where))
-        out.append(f"\nUsed by {used}; element types {', '.join(_code(t) for t in sorted(f.types))}.\n")
+        used = _where(f.where, code=True)
+        out.append(f"\nUsed by {used}. Element types {', '.join(_code(t) for t in sorted(f.types))}.\n")
         if f.period:
             p, r = f.period, f.period_regs
             ns = [c["N"] for c in f.covers]
@@ -537,8 +589,8 @@ class _Family:
             used = sorted({w for f in metas for w in f.where})
             out.append(f"\n## {name}\n")
             out.append(f"{_text(sp.description)}\n")
-            out.append(_table(["", ""], [
-                ["used by", ", ".join(f"{_code(i)} {g}" for i, g in used)],
+            out.append(_table(["property", "value"], [
+                ["used by", _where(used, code=True)],
                 ["index unit", f"{sp.unit_bits} bits; an element is {sp.element_units} unit(s)"],
                 ["chunk", f"{sp.chunk} units, {sp.kept} kept"],
                 ["selectors", ", ".join(map(str, sp.selectors))],
@@ -594,17 +646,16 @@ class _Family:
                "database on every build.\n"]
         for e in errs:
             out.append(f"\n## {e.title}\n")
-            out.append(_table(["", ""], [["id", _code(e.id)], ["manual", e.manual],
-                                         ["the manual says", _text(e.manual_says)], ["what is true", _text(e.truth)]]))
+            out.append(f"{_code(e.id)} · {e.manual}\n")
+            out.append(f"- **The manual says:** {_text(e.manual_says)}")
+            out.append(f"- **What is true:** {_text(e.truth)}")
             ev = e.evidence
-            out.append("\nEvidence:\n")
             for key in sorted(ev):
-                if key in ("present", "absent"):
-                    continue
-                out.append(f"- {key}: {_text(ev[key])}")
-            for key, what in (("present", "in the database"), ("absent", "not in the database")):
+                if key not in ("present", "absent"):
+                    out.append(f"- **Evidence ({key}):** {_text(ev[key])}")
+            for key, what in (("present", "In the database"), ("absent", "Not in the database")):
                 for op in ev.get(key, []):
-                    out.append(f"- {what}: {_code(op)}")
+                    out.append(f"- **{what}:** {_code(op)}")
             out.append("")
         return "\n".join(out)
 
@@ -678,7 +729,10 @@ def _how_to_read(spec: Spec, fams: list[_Family]) -> str:
            "+4j (32-bit D) or +2j (16-bit D).\n"]
     ex = _example(spec, fams)
     if ex:
-        out.append(ex)
+        out.append(ex[0])
+        ex_id, ex_ptx, ex_form, ex_row, ex_col = ex[1].id, ex[1].ptx, ex[1].form, ex[2], ex[3]
+    else:
+        ex_id, ex_ptx, ex_form, ex_row, ex_col = "<id>", "<opcode>", "reg", 17, 5
     out += ["## Sparse A and metadata\n",
             "A sparse variant keeps half the elements of each row of A, packed left to right into an M x K/2 "
             "operand whose fragment map is drawn like a dense A (over the packed columns, with the chunks numbered "
@@ -694,21 +748,21 @@ def _how_to_read(spec: Spec, fams: list[_Family]) -> str:
             "Every figure and table here is generated from the same model as `generated/ptxspec.sqlite`; for a "
             "program, ask the database or the Python API:\n",
             "```sql\nSELECT thread, reg, slot FROM fragment_elements\n"
-            "WHERE variant_id = '<id>' AND operand = 'd' AND row = 17 AND col = 5;\n```\n",
-            "```python\nimport ptxspec\nv = ptxspec.load().variant('<opcode>', form='reg')\n"
+            f"WHERE variant_id = '{ex_id}' AND operand = 'd' AND row = {ex_row} AND col = {ex_col};\n```\n",
+            f"```python\nimport ptxspec\nv = ptxspec.load().variant('{ex_ptx}', form='{ex_form}')\n"
             "v.fragment('d')[37]   # (row, col) of every element thread 37 holds\n```\n"]
     return "\n".join(out)
 
 
-def _example(spec: Spec, fams: list[_Family]) -> str:
-    """A worked lookup through a repeating map, computed from the model."""
+def _example(spec: Spec, fams: list[_Family]):
+    """A worked lookup through a repeating map, computed from the model: (markdown, variant, row, col)."""
     for fam in fams:
         figs = sorted((f for f in fam.frag_figs if f.period and f.role == "d"), key=lambda f: -f.bits)
         if not figs:
             continue
         fig = figs[0]
         cands = sorted((v for v in fam.variants if fam.fig_of.get((v.id, "d")) is fig and v.n > 2 * fig.period),
-                       key=lambda v: (abs(v.n - 200), v.id))
+                       key=lambda v: (v.sparse, abs(v.n - 200), v.form != "reg", v.id))
         if not cands:
             continue
         v = cands[0]
@@ -723,21 +777,24 @@ def _example(spec: Spec, fams: list[_Family]) -> str:
         t2, i2 = (int(x[0]) for x in np.nonzero((fm.row == row) & (fm.col == col)))
         assert (t2, i2 // P, i2 % P) == (t, reg, slot), "worked example disagrees with the model"
         sfx = svg.slot_suffix(slot, P)
-        return ("### Worked example\n\n"
+        text = ("### Worked example\n\n"
                 f"Which thread and register hold D[{row}][{col}] of {_code(v.ptx)}?\n\n"
                 f"1. D is {v.dtype}, {fig.bits}-bit: open [{fig.title}]({fam.name}/{fig.path}) "
                 f"(listed under *Fragment maps* on the [instruction page]({fam.name}/{fam.page(v.instruction)})). "
                 f"It is drawn for N = {fig.params['N']}; the rule: {fig.rule()}.\n"
                 f"2. Column {col} = {fig.period}·{j} + {c0}: j = {j}, column {c0} of the figure.\n"
-                f"3. Row {row}, column {c0} of the figure reads `T{t}` `r{reg0}{sfx}`; add "
+                f"3. Row {row}, column {c0} of the figure reads `T{t}` over `r{reg0}{sfx}`; add "
                 f"{fig.period_regs}·{j} = {fig.period_regs * j} to the register: thread {t}, register {reg}{sfx} "
-                f"(`T{t} r{reg}{sfx}`).\n")
-    return ""
+                f"(`T{t} r{reg}{sfx}`).\n\n"
+                f"![{fig.title}]({fam.name}/{fig.path})\n")
+        return text, v, row, col
+    return None
 
 
 def build(spec: Spec) -> dict[str, bytes]:
     """{path under generated/: bytes} of every page and figure."""
-    fams = [_Family(spec, name) for name in sorted(spec.families)]
+    # a family whose spec states no variant yet (work in progress) gets no pages
+    fams = [_Family(spec, name) for name in sorted({v.family for v in spec.variants})]
     files: dict[str, str] = {}
     for f in fams:
         for rel, text in f.pages().items():

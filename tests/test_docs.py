@@ -1,0 +1,505 @@
+"""generated/docs/: complete, true to the database, and readable.
+
+- every variant of the model is in a variant table, and every fragment map and metadata map of
+  every variant is linked from the section that lists it;
+- every figure's labels, parsed back from the SVG (thread and register text of each cell, its
+  data-row/data-col, the stated repeat rule), equal `fragment_elements` and `sparsity_metadata`
+  of generated/ptxspec.sqlite; swizzle and descriptor figures equal their tables;
+- links resolve, labels fit their cells, and a sample of pages and figures renders in headless
+  Chromium to PNGs that are not blank (set PTXSPEC_DOCS_PNG_DIR to keep the PNGs and look).
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from ptxspec import build
+from ptxspec.emit import docs
+
+ROOT = Path(__file__).resolve().parents[1]
+GEN = ROOT / "generated"
+NS = "{http://www.w3.org/2000/svg}"
+CHAR_W = 6.7  # width of one 11px monospace character, generously rounded up
+MAX_DOCS_BYTES = 4_000_000
+
+
+@pytest.fixture(scope="module")
+def built(spec) -> dict[str, bytes]:
+    return docs.build(spec)
+
+
+@pytest.fixture(scope="module")
+def db():
+    con = sqlite3.connect(f"file:{GEN / 'ptxspec.sqlite'}?mode=ro", uri=True)
+    yield con
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def pages(built) -> dict[str, str]:
+    return {p: b.decode() for p, b in built.items() if p.endswith(".md")}
+
+
+@pytest.fixture(scope="module")
+def figures(built) -> dict[str, ET.Element]:
+    return {p: ET.fromstring(b) for p, b in built.items() if p.endswith(".svg")}
+
+
+def _attrs(root: ET.Element) -> dict[str, str]:
+    return {k[5:]: v for k, v in root.attrib.items() if k.startswith("data-")}
+
+
+def _cells(root: ET.Element):
+    """(data attributes, [text lines], rect) of every labelled cell."""
+    for g in root.iter(f"{NS}g"):
+        a = _attrs(g)
+        if a and ("row" in a or "field" in a):
+            yield a, ["".join(t.itertext()) for t in g.findall(f"{NS}text")], g.find(f"{NS}rect")
+
+
+def _resolve(page: str, link: str) -> str:
+    parts = (page.rsplit("/", 1)[0] + "/" + link).split("/")
+    out: list[str] = []
+    for p in parts:
+        if p == "..":
+            out.pop()
+        elif p not in ("", "."):
+            out.append(p)
+    return "/".join(out)
+
+
+def _sections(text: str):
+    """(heading, body) of each level-2 section (the preamble has heading '')."""
+    parts = re.split(r"^## (.*)$", text, flags=re.M)
+    yield "", parts[0]
+    for i in range(1, len(parts), 2):
+        yield parts[i], parts[i + 1]
+
+
+def _split_row(line: str) -> list[str]:
+    cells = re.split(r"(?<!\\)\|", line.strip()[1:-1])
+    return [c.strip().replace("\\|", "|") for c in cells]
+
+
+def _variant_rows(body: str):
+    """Variant ids of the variant tables in a section."""
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("| opcode | form |"):
+            for row in lines[i + 2:]:
+                if not row.startswith("|"):
+                    break
+                cells = _split_row(row)
+                ptx, form = cells[0].strip("`"), cells[1]
+                yield ptx if form == "–" else f"{ptx}:{form}"
+
+
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Freshness
+
+
+def test_docs_fresh_deterministic_and_small(spec, built):
+    assert docs.build(spec) == built, "two builds differ"
+    assert {p: b for p, b in build.artifacts(spec).items() if p.startswith("docs/")} == built, \
+        "build.artifacts() does not include docs.build()"
+    on_disk = {p.relative_to(GEN).as_posix(): p.read_bytes() for p in (GEN / "docs").rglob("*") if p.is_file()}
+    stale = sorted(p for p in set(on_disk) | set(built) if on_disk.get(p) != built.get(p))
+    assert not stale, f"generated/docs is stale ({', '.join(stale[:5])}); run `ptxspec build`"
+    size = sum(map(len, built.values()))
+    assert size < MAX_DOCS_BYTES, f"docs are {size} bytes"
+    assert list(built) == sorted(built)
+
+
+# ---------------------------------------------------------------------------------------------
+# Completeness
+
+
+def test_every_variant_is_in_a_variant_table(spec, pages):
+    seen: dict[str, str] = {}
+    for path, text in pages.items():
+        for _, body in _sections(text):
+            for vid in _variant_rows(body):
+                assert vid not in seen, f"{vid} listed in {seen[vid]} and {path}"
+                seen[vid] = path
+    assert set(seen) == {v.id for v in spec.variants}
+
+
+def test_every_fragment_and_metadata_map_is_linked_where_its_variant_is_listed(spec, db, pages, figures):
+    frag_ops: dict[str, list] = {}
+    for vid, name, matrix, per_reg, lname, params, sparse in db.execute(
+            "SELECT o.variant_id, o.name, o.matrix, o.per_reg, l.name, l.params, v.sparse FROM operands o "
+            "JOIN layouts l ON l.id = o.layout_id JOIN variants v ON v.id = o.variant_id"):
+        frag_ops.setdefault(vid, []).append((name, "sparse-a" if sparse and matrix == "a" else matrix, per_reg,
+                                             lname, json.loads(params)))
+    checked = 0
+    for path, text in pages.items():
+        for _, body in _sections(text):
+            ids = list(_variant_rows(body))
+            if not ids:
+                continue
+            linked = [_attrs(figures[_resolve(path, link)]) for link in LINK.findall(body) if link.endswith(".svg")]
+            for vid in ids:
+                v = spec._by_id[vid]
+                for name, role, per_reg, lname, params in frag_ops.get(vid, []):
+                    ok = [a for a in linked if a["kind"] == "fragment" and a["role"] == role
+                          and a["layout"] == lname and int(a["per-reg"]) == per_reg
+                          and (str(params.get("N")) in a["covers-n"].split() if "covers-n" in a
+                               else _params(a["params"]) == tuple(sorted(params.items())))]
+                    assert ok, f"{path}: no figure linked for operand {name} of {vid}"
+                    checked += 1
+                for sel in v.selectors:
+                    ok = [a for a in linked if a["kind"] == "metadata" and a["sparsity"] == v.sparsity.name
+                          and int(a["m"]) == v.m and int(a["k"]) == v.k and int(a["selector"]) == sel]
+                    assert ok, f"{path}: no metadata figure linked for {vid} selector {sel}"
+    assert checked == sum(map(len, frag_ops.values()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures against the database
+
+
+_SLOT = {"": 0, ".lo": 0, ".hi": 1}
+
+
+def _fragment_cells(root) -> set[tuple[int, int, int, int, int]]:
+    """(thread, reg, slot, row, col) of every element a fragment figure labels."""
+    out = set()
+    for a, texts, _ in _cells(root):
+        r, c = int(a["row"]), int(a["col"])
+        if "span" in a:  # one cell per register: "T5 r2" over "bits 0-31"
+            m = re.fullmatch(r"T(\d+) r(\d+)", texts[0])
+            lo, hi = map(int, re.fullmatch(r"(?:bits|slots) (\d+)-(\d+)", texts[1]).groups())
+            assert hi - lo + 1 == int(a["span"])
+            out.update((int(m[1]), int(m[2]), s, r, c + s - lo) for s in range(lo, hi + 1))
+        else:
+            t = re.fullmatch(r"T(\d+)", texts[0])
+            m = re.fullmatch(r"r(\d+)(\.lo|\.hi|\.b\d|\.s\d+|)", texts[1])
+            assert t and m, f"unreadable label {texts}"
+            sfx = m[2]
+            slot = _SLOT[sfx] if sfx in _SLOT else int(sfx[2:])
+            out.add((int(t[1]), int(m[1]), slot, r, c))
+    return out
+
+
+def _params(text: str) -> tuple:
+    """'N=16 K=8' (a figure's data-params) or '{"N": 16}' (layouts.params) -> sorted ((name, value), ...)."""
+    if text.startswith("{"):
+        return tuple(sorted(json.loads(text).items()))
+    return tuple(sorted((k, int(v)) for k, v in (kv.split("=") for kv in text.split())))
+
+
+def test_fragment_figures_agree_with_fragment_elements(db, figures):
+    # one (variant, operand) per evaluated map: fragment_elements depends only on the layout instance
+    # and the elements per register, so it stands for every other variant with the same pair
+    instances = {}
+    for vid, operand, lname, params, per_reg in db.execute(
+            "SELECT o.variant_id, o.name, l.name, l.params, o.per_reg FROM operands o "
+            "JOIN layouts l ON l.id = o.layout_id ORDER BY o.variant_id, o.position"):
+        instances.setdefault((lname, _params(params), per_reg), (vid, operand))
+    checked = set()
+    for path, root in figures.items():
+        a = _attrs(root)
+        if a["kind"] != "fragment":
+            continue
+        cells = _fragment_cells(root)
+        per_reg = int(a["per-reg"])
+        if "repeat-cols" in a:
+            p, dr = int(a["repeat-cols"]), int(a["repeat-regs"])
+            base = {c for c in cells if c[4] < p}
+            expanded = {(("N", n),): {(t, reg + dr * j, s, r, c + p * j) for t, reg, s, r, c in base
+                                      for j in range(n // p)} for n in map(int, a["covers-n"].split())}
+            assert expanded[_params(a["params"])] == cells, f"{path}: the drawn columns do not follow the stated rule"
+        else:
+            expanded = {_params(a["params"]): cells}
+        for params, got in expanded.items():
+            key = (a["layout"], params, per_reg)
+            assert key in instances, f"{path}: no variant in the database has layout {key}"
+            want = set(db.execute("SELECT thread, reg, slot, row, col FROM fragment_elements "
+                                  "WHERE variant_id = ? AND operand = ?", instances[key]))
+            assert got == want, (f"{path} ({params}) disagrees with fragment_elements of {instances[key]}: "
+                                 f"{sorted(got ^ want)[:4]}")
+            checked.add(key)
+    assert checked == set(instances), f"fragment maps with no figure: {sorted(set(instances) - checked)[:5]}"
+
+
+def test_metadata_figures_agree_with_sparsity_metadata(db, figures):
+    wanted = set(db.execute("SELECT DISTINCT sparsity, m, k, selector FROM sparsity_metadata"))
+    checked = set()
+    for path, root in figures.items():
+        a = _attrs(root)
+        if a["kind"] != "metadata":
+            continue
+        got = set()
+        for c, texts, _ in _cells(root):
+            t, n = re.fullmatch(r"T(\d+)", texts[0]), re.fullmatch(r"n(\d+)", texts[1])
+            got.add((int(t[1]), int(n[1]), int(c["row"]), int(c["chunk"])))
+        key = (a["sparsity"], int(a["m"]), int(a["k"]), int(a["selector"]))
+        want = set(db.execute("SELECT thread, nibble, row, chunk FROM sparsity_metadata "
+                              "WHERE sparsity = ? AND m = ? AND k = ? AND selector = ?", key))
+        assert got == want, f"{path} disagrees with sparsity_metadata: {sorted(got ^ want)[:4]}"
+        checked.add(key)
+    assert checked == wanted
+
+
+def test_swizzle_figures_agree_with_swizzle_modes(db, figures):
+    modes = {(fam, name): (code, width, b, repeat) for fam, name, code, width, b, repeat in
+             db.execute("SELECT family, name, code, width, b, repeat FROM swizzle_modes")}
+    seen = set()
+    for path, root in figures.items():
+        a = _attrs(root)
+        if a["kind"] != "swizzle":
+            continue
+        code, width, b, repeat = modes[(a["family"], a["mode"])]
+        assert (int(a["code"]), int(a["width"]), int(a["b"]), int(a["repeat"])) == (code, width, b, repeat)
+        cells = {}
+        for c, texts, _ in _cells(root):
+            cells[(int(c["row"]), int(c["unit"]))] = int(re.fullmatch(r"u(\d+)", texts[0])[1])
+        assert len(cells) == repeat // 16
+        for (row, unit), logical in cells.items():
+            # Swizzle<B,4,3>: the 16-byte unit (address bits 4..) is XORed with address bits 7..
+            addr = row * width + 16 * logical
+            swz = addr ^ (((addr >> 7) & ((1 << b) - 1)) << 4)
+            assert (swz // width, swz % width // 16) == (row, unit), f"{path}: row {row} unit {unit}"
+        seen.add((a["family"], a["mode"]))
+    assert seen == set(modes)
+
+
+def test_descriptor_figure_agrees_with_descriptor_fields(db, figures):
+    fields = set(db.execute("SELECT family, name, lsb, width FROM descriptor_fields"))
+    got = set()
+    for path, root in figures.items():
+        fig = _attrs(root)
+        if fig["kind"] == "descriptor":
+            got |= {(fig["family"], a["field"], int(a["lsb"]), int(a["width"])) for a, _, _ in _cells(root)}
+    assert got == fields
+
+
+# ---------------------------------------------------------------------------------------------
+# Links and legibility
+
+
+def test_links_and_anchors_resolve(pages, built):
+    anchors = {p: {docs.slug(h) for h in re.findall(r"^#+ (.*)$", t, flags=re.M)} for p, t in pages.items()}
+    for path, text in pages.items():
+        for link in LINK.findall(text):
+            if "://" in link:
+                continue
+            target, _, anchor = link.partition("#")
+            resolved = _resolve(path, target) if target else path
+            assert resolved in built, f"{path}: broken link {link}"
+            if anchor:
+                assert anchor in anchors.get(resolved, ()), f"{path}: no heading for #{anchor} in {resolved}"
+    linked = {_resolve(p, link.partition("#")[0]) for p, t in pages.items() for link in LINK.findall(t)}
+    orphans = sorted(p for p in built if p not in linked and p != "docs/index.md")
+    assert not orphans, f"pages or figures no page links to: {orphans}"
+
+
+def test_labels_fit_their_cells(figures):
+    for path, root in figures.items():
+        assert root.get("width") and root.get("height"), path
+        for a, texts, rect in _cells(root):
+            w = float(rect.get("width"))
+            for t in texts:
+                assert len(t) * CHAR_W <= w - 2, f"{path}: label {t!r} wider than its {w}px cell"
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+
+
+def _inline(s: str) -> str:
+    s = html.escape(s, quote=False)
+    codes: list[str] = []
+    s = re.sub(r"`` (.+?) ``|`([^`]+)`", lambda m: codes.append(m[1] or m[2]) or f"\0{len(codes) - 1}\0", s)
+    s = s.replace("\\*", "&#42;")
+    s = re.sub(r"!\[([^\]]*)\]\(([^)\s]+)\)", r'<img alt="\1" src="\2">', s)
+    s = re.sub(r"\[([^\]]*)\]\(([^)\s]+)\)",
+               lambda m: f'<a href="{m[2].replace(".md", ".html") if "://" not in m[2] else m[2]}">{m[1]}</a>', s)
+    s = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", s)
+    s = re.sub(r"\*(.+?)\*", r"<em>\1</em>", s)
+    return re.sub(r"\0(\d+)\0", lambda m: f"<code>{codes[int(m[1])]}</code>", s)
+
+
+def md_to_html(text: str, title: str) -> str:
+    """The Markdown subset docs.py writes (headings, paragraphs, lists, tables, code, links, images)."""
+    out, lines, i = [], text.split("\n"), 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("```"):
+            j = lines.index("```", i + 1)
+            out.append("<pre><code>" + html.escape("\n".join(lines[i + 1:j])) + "</code></pre>")
+            i = j + 1
+        elif line.startswith("<!--") or not line.strip():
+            i += 1
+        elif m := re.match(r"(#{1,6}) (.*)", line):
+            n = len(m[1])
+            out.append(f'<h{n} id="{docs.slug(m[2])}">{_inline(m[2])}</h{n}>')
+            i += 1
+        elif line.startswith("|"):
+            rows = []
+            while i < len(lines) and lines[i].startswith("|"):
+                rows.append(_split_row(lines[i]))
+                i += 1
+            head = "".join(f"<th>{_inline(c)}</th>" for c in rows[0])
+            body = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in rows[2:])
+            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+        elif re.match(r"(- |\d+\. )", line):
+            tag = "ul" if line.startswith("- ") else "ol"
+            items = []
+            while i < len(lines) and re.match(r"(- |\d+\. )", lines[i]):
+                items.append("<li>" + _inline(re.sub(r"^(- |\d+\. )", "", lines[i])) + "</li>")
+                i += 1
+            out.append(f"<{tag}>{''.join(items)}</{tag}>")
+        else:
+            para = []
+            while i < len(lines) and lines[i].strip() and not re.match(r"(#|\||```|- |\d+\. )", lines[i]):
+                para.append(lines[i])
+                i += 1
+            out.append("<p>" + _inline(" ".join(para)) + "</p>")
+    css = ("body{font:15px/1.5 system-ui,'DejaVu Sans',sans-serif;max-width:1180px;margin:24px auto;padding:0 16px;"
+           "color:#1f2328}table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #d0d7de;padding:4px 8px;"
+           "font-size:13px}code{background:#eff1f3;padding:1px 4px;border-radius:4px;font-size:85%}"
+           "pre{background:#f6f8fa;padding:12px}img{max-width:100%}h1,h2{border-bottom:1px solid #d8dee4}")
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{css}</style></head><body>{''.join(out)}</body></html>")
+
+
+def _chromium() -> str | None:
+    for name in (os.environ.get("PTXSPEC_CHROMIUM", ""), "chromium", "chromium-browser", "google-chrome"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def _run_chromium(exe: str, tmp: Path, args: list[str], tag: str) -> str:
+    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           "--hide-scrollbars", f"--user-data-dir={tmp / ('profile-' + tag)}", *args]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    return r.stdout
+
+
+# Pixel statistics of each PNG, computed in the browser (data: URLs keep the canvas readable).
+ANALYZE = """<script>
+function stats(im){const c=document.createElement('canvas');c.width=im.naturalWidth;c.height=im.naturalHeight;
+ const x=c.getContext('2d');x.drawImage(im,0,0);const d=x.getImageData(0,0,c.width,c.height).data;
+ let ink=0,dark=0;const cols=new Set();
+ for(let i=0;i<d.length;i+=4){const r=d[i],g=d[i+1],b=d[i+2];if(r<245||g<245||b<245)ink++;
+  if(r+g+b<240)dark++;cols.add((r>>4)<<8|(g>>4)<<4|(b>>4));}
+ const n=d.length/4;return {w:c.width,h:c.height,ink:ink/n,dark:dark/n,colours:cols.size};}
+window.addEventListener('load',()=>{const out={};for(const im of document.querySelectorAll('img'))out[im.id]=stats(im);
+ const p=document.createElement('pre');p.id='result';p.textContent=JSON.stringify(out);document.body.appendChild(p);});
+</script>"""
+
+# Geometry of the labels as laid out by the browser: text outside its cell, text past the edge.
+MEASURE = """<script>
+const out={};for(const s of document.querySelectorAll('svg')){const W=+s.getAttribute('width');
+ let outside=0,past=0,minFont=99,cells=0;
+ for(const t of s.querySelectorAll('text')){const b=t.getBBox();minFont=Math.min(minFont,parseFloat(getComputedStyle(t).fontSize));
+  if(b.x<0||b.x+b.width>W+0.5)past++;}
+ for(const g of s.querySelectorAll('g[data-row],g[data-field]')){cells++;const r=g.querySelector('rect').getBBox();
+  for(const t of g.querySelectorAll('text')){const b=t.getBBox();
+   if(b.x<r.x-0.5||b.x+b.width>r.x+r.width+0.5||b.y<r.y-0.5||b.y+b.height>r.y+r.height+0.5)outside++;}}
+ out[s.id]={outside,past,minFont,cells};}
+const p=document.createElement('pre');p.id='result';p.textContent=JSON.stringify(out);document.body.appendChild(p);
+</script>"""
+
+
+def _sample(pages: dict[str, str], figures: dict[str, ET.Element]) -> tuple[list[str], list[str]]:
+    fams = sorted({p.split("/")[1] for p in pages if p.count("/") == 2})
+    page_sample = ["docs/index.md", "docs/how-to-read.md"]
+    for f in fams[:1]:
+        page_sample += [f"docs/{f}/index.md", f"docs/{f}/fragments.md"]
+        page_sample += [p for p in (f"docs/{f}/smem.md", f"docs/{f}/sparsity.md") if p in pages][:1]
+        tables = sorted((p for p in pages if p.startswith(f"docs/{f}/") and "| opcode | form |" in pages[p]),
+                        key=lambda p: -len(pages[p]))
+        page_sample += tables[:1]
+    fig_sample, kinds = [], set()
+    for path, root in sorted(figures.items()):
+        a = _attrs(root)
+        key = (a["kind"], a.get("role"), a.get("repeat-cols") is not None, int(a.get("per-reg", 1)) >= 8)
+        if key not in kinds:
+            kinds.add(key)
+            fig_sample.append(path)
+    return page_sample, fig_sample
+
+
+def test_pages_and_figures_render_in_chromium(built, pages, figures):
+    exe = _chromium()
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI needs chromium for the rendering test (apt-get install -y chromium)")
+        pytest.skip("no chromium (apt-get install -y chromium)")
+    page_sample, fig_sample = _sample(pages, figures)
+    keep = os.environ.get("PTXSPEC_DOCS_PNG_DIR")
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        site = tmp / "site"
+        for rel, data in built.items():
+            p = site / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+        for rel in pages:
+            (site / rel).with_suffix(".html").write_text(md_to_html(pages[rel], rel))
+        jobs = []
+        for rel in page_sample:
+            jobs.append((rel, site / Path(rel).with_suffix(".html"), (1280, 1400)))
+        for rel in fig_sample:
+            root = figures[rel]
+            w, h = int(root.get("width")), int(root.get("height"))
+            jobs.append((rel, site / rel, (min(w, 2000), min(h, 1400))))
+
+        def shoot(job):
+            rel, src, (w, h) = job
+            png = tmp / (re.sub(r"[^\w.-]", "_", rel) + ".png")
+            _run_chromium(exe, tmp, [f"--screenshot={png}", f"--window-size={w},{h}", src.as_uri()], png.stem)
+            return rel, png
+
+        with ThreadPoolExecutor(3) as pool:
+            shots = dict(pool.map(shoot, jobs))
+        missing = [rel for rel, png in shots.items() if not png.is_file()]
+        assert not missing, f"chromium wrote no screenshot for {missing}"
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            for png in shots.values():
+                shutil.copy(png, Path(keep) / png.name)
+        imgs = "".join(f'<img id="{html.escape(rel)}" src="data:image/png;base64,'
+                       f'{base64.b64encode(png.read_bytes()).decode()}">' for rel, png in shots.items())
+        (tmp / "analyze.html").write_text(f"<!DOCTYPE html><html><body>{imgs}{ANALYZE}</body></html>")
+        dom = _run_chromium(exe, tmp, ["--virtual-time-budget=20000", "--dump-dom", (tmp / "analyze.html").as_uri()],
+                            "analyze")
+        stats = json.loads(html.unescape(re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)[1]))
+        for rel in page_sample:
+            s = stats[rel]
+            assert s["ink"] > 0.02 and s["dark"] > 0.002 and s["colours"] > 8, f"{rel} renders nearly blank: {s}"
+        for rel in fig_sample:
+            s = stats[rel]
+            assert s["ink"] > 0.15 and s["dark"] > 0.005 and s["colours"] > 6, f"{rel} renders nearly blank: {s}"
+
+        svgs = "".join(re.sub(r"^<svg ", f'<svg id="{html.escape(rel)}" ', built[rel].decode(), count=1)
+                       for rel in fig_sample)
+        (tmp / "measure.html").write_text(f"<!DOCTYPE html><html><body>{svgs}{MEASURE}</body></html>")
+        dom = _run_chromium(exe, tmp, ["--virtual-time-budget=20000", "--dump-dom", (tmp / "measure.html").as_uri()],
+                            "measure")
+        geometry = json.loads(html.unescape(re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)[1]))
+        for rel in fig_sample:
+            g = geometry[rel]
+            assert g["cells"] > 0, f"{rel}: no labelled cells"
+            assert g["outside"] == 0, f"{rel}: {g['outside']} labels overflow their cells"
+            assert g["past"] == 0, f"{rel}: {g['past']} texts run past the figure's edge"
+            assert g["minFont"] >= 10, f"{rel}: {g['minFont']}px text is too small"
