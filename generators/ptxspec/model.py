@@ -451,7 +451,7 @@ class _Builder:
             codes = [m.code for m in modes]
             if len(set(codes)) != len(codes):
                 self.p.add(d.at("swizzle_modes"), "two swizzle modes share a code")
-            swz = self.formula(d, "swizzle", frozenset({"a", "b"}), d.pos)
+            swz = self.formula(d, "swizzle", frozenset({"a", "b", "o"}), d.pos)
             layouts = []
             for i, c in enumerate(d["canonical_layouts"]):
                 off = self.formula(c, "bit_offset", frozenset({"mn", "k", "bits", "W", "LBO", "SBO"}), d.pos)

@@ -279,7 +279,7 @@ class _Family:
                 logical = [[0] * units for _ in range(rows)]
                 for r in range(rows):
                     for u in range(units):
-                        a = int(sm.swizzle(a=r * mode.width + 16 * u, b=mode.b))
+                        a = int(sm.swizzle(a=r * mode.width + 16 * u, b=mode.b, o=0))  # pattern on its boundary
                         logical[(a % mode.repeat) // mode.width][(a % mode.width) // 16] = u
                 lines = [f"{self.name}: swizzle mode {mode.name} (code {mode.code}), {mode.width}-byte rows, "
                          f"repeats every {mode.repeat} bytes",

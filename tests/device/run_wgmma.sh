@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Run the wgmma device campaign on a machine with an sm_90a GPU (H100/H200).
+#
+#   python3 tests/device/gen_wgmma.py     # here: writes tests/device/build/
+#   bash tests/device/run_wgmma.sh [BUILD] # there: builds, runs, writes results to $OUT
+#                                          (BUILD: the generated campaign, default tests/device/build)
+#   python3 tests/device/check_wgmma.py RESULTS   # here: compares with the spec
+#
+# Writes under $OUT (default tests/device/build/results): env.txt (GPU, driver, nvcc, ptxas),
+# build.log, sass_opcodes.txt (the GMMA opcodes in the machine code), sass_sample.txt, run.log and
+# wgmma_out.bin.gz (every case's D registers).
+set -u -o pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+B="$(cd "${1:-$HERE/build}" && pwd)"
+OUT="${OUT:-$B/results}"
+mkdir -p "$OUT"
+ARCH="-gencode arch=compute_90a,code=sm_90a"
+
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  nvcc --version | tail -2
+  ptxas --version | tail -2
+} > "$OUT/env.txt" 2>&1
+cat "$OUT/env.txt"
+
+t0=$(date +%s)
+pids=()
+for f in "$B"/wgmma_kernels_*.cu; do
+  p="${f%.cu}"
+  nvcc $ARCH -O2 -c "$f" -o "$p.o" > "$p.log" 2>&1 &
+  pids+=($!)
+done
+fail=0
+for pid in "${pids[@]}"; do wait "$pid" || fail=1; done
+cat "$B"/wgmma_kernels_*.log > "$OUT/build.log"
+[ $fail = 0 ] || { echo "kernel build failed"; tail -50 "$OUT/build.log"; exit 1; }
+nvcc $ARCH -O2 -I"$B" "$HERE/wgmma_host.cu" "$B"/wgmma_kernels_*.o -o "$B/wgmma_run" >> "$OUT/build.log" 2>&1 \
+  || { echo "host build failed"; tail -50 "$OUT/build.log"; exit 1; }
+echo "built in $(( $(date +%s) - t0 )) s"
+
+cuobjdump -sass "$B/wgmma_run" > "$B/sass.txt" 2>&1
+grep -oE "\b[A-Z]?GMMA(\.[A-Za-z0-9_]+)*" "$B/sass.txt" | sort | uniq -c | sort -rn > "$OUT/sass_opcodes.txt"
+# one kernel per SASS opcode family, a few lines around the MMA
+for op in HGMMA IGMMA QGMMA BGMMA; do
+  grep -m3 -B2 -A1 "$op" "$B/sass.txt"
+done > "$OUT/sass_sample.txt"
+grep -E "Function : wg_k" "$B/sass.txt" | wc -l | sed 's/^/kernels with SASS: /' >> "$OUT/sass_opcodes.txt"
+
+t0=$(date +%s)
+rm -f "$B/wgmma_out.bin"
+first=0
+: > "$OUT/run.log"
+for attempt in $(seq 1 50); do
+  "$B/wgmma_run" "$B/cases.bin" "$B/wgmma_out.bin" "$first" >> "$OUT/run.log" 2>&1
+  rc=$?
+  [ $rc = 3 ] || break
+  first=$(grep -oE "^NEXT [0-9]+" "$OUT/run.log" | tail -1 | cut -d' ' -f2)
+done
+echo "run rc=$rc in $(( $(date +%s) - t0 )) s"
+tail -5 "$OUT/run.log"
+grep -c FAILED "$OUT/run.log" | sed 's/^/failed launches: /'
+gzip -9 -c "$B/wgmma_out.bin" > "$OUT/wgmma_out.bin.gz"
+ls -la "$OUT"

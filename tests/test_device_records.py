@@ -1,0 +1,122 @@
+"""The wgmma maps proven on hardware stay proven: recorded H100 outputs against the current spec.
+
+tests/device/records/wgmma-*.json holds, for every spec-independent case of the device campaign
+(tests/device/README.md), the seeds and alphabets of its raw inputs and a digest of the D
+registers the H100 returned. Here, without a GPU, each case's inputs are redrawn, interpreted
+through the *current* spec (A and C/D fragment maps, descriptor fields, canonical layouts and
+swizzles, sparsity metadata map, element formats), the exact D is computed and its digest compared
+with the hardware's. A spec edit that breaks a proven map fails here.
+
+Records that the spec did not reproduce when they were recorded name the correction they need
+(the file's `corrections`: the formula the hardware confirmed). Until the spec takes a correction,
+its records are expected failures; once it does, all of them must match.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "device"))
+import wgmma_harness as H  # noqa: E402
+
+RECORD_FILES = sorted((ROOT / "tests" / "device" / "records").glob("wgmma-*.json"))
+
+
+def _load():
+    out = []
+    for path in RECORD_FILES:
+        doc = json.loads(path.read_text())
+        out.append((path, doc))
+    return out
+
+
+DOCS = _load()
+
+
+def _group(rec) -> str:
+    vid, form = rec["variant"].rsplit(":", 1)
+    shape = vid.split(".aligned.")[1].split(".")
+    kind = "sparse" if ".sp." in vid else "dense"
+    return f"{kind}-{'.'.join(shape[1:])}-{form}"
+
+
+@pytest.fixture(scope="module")
+def outcomes(spec):
+    """(path, record) -> 'match' | 'mismatch' | 'unmodelled: why'."""
+    res = {}
+    for path, doc in DOCS:
+        for rec in doc["cases"]:
+            case = H.Case.from_record(rec, doc["alphabets"])
+            try:
+                exp, _, v = H.expected_output(spec, case)
+            except H.smem_mod.BaseOffsetUnsupported as exc:
+                res[(path.name, rec["run"], rec["index"])] = f"unmodelled: {exc}"
+                continue
+            got = H.digest(H.canonical(spec, v, exp))
+            res[(path.name, rec["run"], rec["index"])] = "match" if got == rec["digest"] else "mismatch"
+    return res
+
+
+def test_records_exist_and_are_small():
+    assert RECORD_FILES, "no device records"
+    for path in RECORD_FILES:
+        assert path.stat().st_size < 2 * 1024 * 1024, path
+
+
+def test_records_cover_every_class():
+    """Every shape class and type of the issue has hardware records of both A forms."""
+    seen = defaultdict(set)
+    for _, doc in DOCS:
+        for rec in doc["cases"]:
+            vid, form = rec["variant"].rsplit(":", 1)
+            seen[(".sp." in vid, vid.split(".")[-2] if "b1" not in vid else "b1")].add(form)
+    want = [(False, t) for t in ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "b1")] + \
+           [(True, t) for t in ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8")]
+    for key in want:
+        assert seen.get(key) == {"reg", "desc"}, (key, seen.get(key))
+
+
+_PROVEN = defaultdict(list)
+_PENDING = defaultdict(list)
+for _path, _doc in DOCS:
+    for _rec in _doc["cases"]:
+        key = (_path.name, _rec["run"], _rec["index"])
+        if _rec.get("spec_match", True):
+            _PROVEN[_group(_rec)].append(key)
+        else:
+            _PENDING[tuple(_rec["corrections"])].append(key)
+
+
+@pytest.mark.parametrize("group", sorted(_PROVEN))
+def test_proven_records_still_match(outcomes, group):
+    bad = [(k, outcomes[k]) for k in _PROVEN[group] if outcomes[k] != "match"]
+    assert not bad, (f"{len(bad)} of {len(_PROVEN[group])} hardware records of {group} no longer match the spec; "
+                     f"first: {bad[:3]}")
+
+
+def _corrections():
+    out = {}
+    for _, doc in DOCS:
+        out.update(doc.get("corrections", {}))
+    return out
+
+
+@pytest.mark.parametrize("ids", sorted(_PENDING), ids=lambda t: "+".join(t))
+def test_pending_corrections(outcomes, ids):
+    """Records that need a correction: all match once the spec has it; until then, an expected failure."""
+    keys = _PENDING[ids]
+    states = [outcomes[k] for k in keys]
+    matched = sum(s == "match" for s in states)
+    if matched == len(keys):
+        return
+    corr = _corrections()
+    why = "; ".join(f"{i}: {corr.get(i, {}).get('where', '?')} should read {corr.get(i, {}).get('hardware')}"
+                    for i in ids)
+    if matched == 0:
+        pytest.xfail(f"{len(keys)} hardware records await the correction(s) {why}")
+    pytest.fail(f"only {matched} of {len(keys)} records needing {ids} match: a partial correction? {why}")
