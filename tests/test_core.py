@@ -125,7 +125,7 @@ def test_cli_validate_and_query_json_contract():
             assert key in r
     rows = json.loads(run_cli("query", "--target", "sm_90a", "--ptx", "8.1", "atype=tf32", "--format", "json").stdout)
     assert rows and not any(r["sparse"] for r in rows)  # sparse wgmma starts at PTX 8.2
-    assert json.loads(run_cli("query", "--target", "sm_100a", "--format", "json").stdout) == []
+    assert json.loads(run_cli("query", "--family", "wgmma", "--target", "sm_100a", "--format", "json").stdout) == []
 
 
 def test_cli_query_errors_are_one_line():

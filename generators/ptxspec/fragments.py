@@ -82,7 +82,8 @@ class FragmentMap:
 
     @property
     def regs(self) -> int:
-        return -(-self.elements * self.bits // 32)
+        """Registers per thread: 32-bit ones, or one 64-bit register per 64-bit element."""
+        return self.elements if self.bits == 64 else -(-self.elements * self.bits // 32)
 
     def bijection_problem(self) -> str | None:
         """None when the map hits every cell of the rows x cols matrix exactly once."""

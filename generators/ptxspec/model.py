@@ -663,7 +663,8 @@ class _Builder:
             etype = {"a": a, "b": b, "c": c, "d": dd}[o["matrix"]]
             lay, ebits, shape = fl[o["matrix"]]
             layout = lay.name
-            regs = -(-int(lay.elements(M=shape[0], N=shape[1], K=shape[2])) * ebits // 32)
+            elements = int(lay.elements(M=shape[0], N=shape[1], K=shape[2]))
+            regs = elements if ebits == 64 else -(-elements * ebits // 32)
             reg_type = s.types[etype].register if ebits >= 32 or o["matrix"] in ("c", "d") else "b32"
         elif kind == "descriptor":
             regs, reg_type = 1, "b64"

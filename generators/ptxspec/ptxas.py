@@ -88,6 +88,8 @@ def judge(lines: list[str], version: str, target: str, codegen: bool = False) ->
     """Accepted-or-not for each statement, assembled together in one module."""
     text, first = kernel(lines, version, target)
     res = assemble(text, target, codegen)
+    if any(line < first or line >= first + len(lines) for line in res.errors):
+        return [False] * len(lines), res  # the module itself was rejected (e.g. .target unknown at .version)
     return [res.line_ok(first + i) for i in range(len(lines))], res
 
 

@@ -1,0 +1,81 @@
+"""ptxas 13.5 against every variant of the families beyond wgmma (mma, mma.sp, wmma).
+
+For each variant and each target of its set that ptxas knows: the statement assembles at the
+variant's first PTX version there, and is rejected one version earlier and on every ptxas-known
+target outside its set (at PTX 9.5 and at that target's own first version). The wgmma family has
+its own, deeper suite (tests/test_ptxas_wgmma.py).
+"""
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from ptxspec import asm, ptxas
+from ptxspec.isa import Version
+
+pytestmark = pytest.mark.skipif(not ptxas.available(), reason="ptxas of the nvidia-cuda-nvcc wheel not found")
+FAMILIES = ("mma",)
+LATEST = Version(9, 5)
+
+
+@pytest.fixture(scope="module")
+def variants(spec):
+    vs = [v for v in spec.variants if v.family in FAMILIES]
+    assert vs, "no variants in the families under test"
+    return vs
+
+
+def _run_batches(batches):
+    """batches: {(version, target): [(key, line)]} -> {key: accepted}"""
+    def one(item):
+        (version, target), entries = item
+        ok, res = ptxas.judge([line for _, line in entries], str(version), target)
+        return [(key, accepted, res) for (key, _), accepted in zip(entries, ok)]
+    out = {}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for results in pool.map(one, sorted(batches.items(), key=lambda kv: (str(kv[0][0]), kv[0][1]))):
+            for key, accepted, res in results:
+                out[key] = (accepted, res)
+    return out
+
+
+@pytest.fixture(scope="module")
+def verdicts(spec, variants):
+    batches = defaultdict(list)
+    known = [t for t in spec.targets.values() if t.ptxas]
+    for v in variants:
+        line = asm.statement(v)
+        for t in known:
+            first = v.requirement.first_ptx(t)
+            if first is not None:
+                batches[(first, t.name)].append((("first", v.id, t.name), line))
+                prev = spec.previous_version(first)
+                if prev is not None and prev in spec.ptxas_versions:
+                    batches[(prev, t.name)].append((("earlier", v.id, t.name), line))
+            else:
+                batches[(LATEST, t.name)].append((("off", v.id, t.name, LATEST), line))
+                batches[(t.ptx, t.name)].append((("off", v.id, t.name, t.ptx), line))
+    return _run_batches(batches)
+
+
+def _failures(verdicts, kind, want):
+    bad = [(key, res.errors) for key, (accepted, res) in verdicts.items() if key[0] == kind and accepted != want]
+    return bad
+
+
+def test_assembles_at_first_version_on_every_target(verdicts):
+    bad = _failures(verdicts, "first", True)
+    checked = sum(1 for k in verdicts if k[0] == "first")
+    assert checked and not bad, f"{len(bad)} of {checked} rejected, e.g. {bad[:10]}"
+
+
+def test_rejected_one_version_earlier(verdicts):
+    bad = _failures(verdicts, "earlier", False)
+    checked = sum(1 for k in verdicts if k[0] == "earlier")
+    assert checked and not bad, f"{len(bad)} of {checked} accepted a version early: {[b[0] for b in bad[:20]]}"
+
+
+def test_rejected_off_target(verdicts):
+    bad = _failures(verdicts, "off", False)
+    checked = sum(1 for k in verdicts if k[0] == "off")
+    assert not bad, f"{len(bad)} of {checked} accepted outside their targets: {[b[0] for b in bad[:20]]}"
