@@ -164,9 +164,9 @@ def read_tree(spec_dir: str | os.PathLike | None = None) -> dict[str, list[Docum
     return docs
 
 
-def tree_digest(directory: Path, pattern: str) -> str:
+def tree_digest(directory: Path, pattern: str, exclude: tuple[str, ...] = ()) -> str:
     hasher = hashlib.sha256()
-    for path in sorted(directory.glob(pattern)):
+    for path in sorted(p for p in directory.glob(pattern) if p.name not in exclude):
         hasher.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return hasher.hexdigest()
 

@@ -76,7 +76,7 @@ def rows(spec: Spec) -> dict[str, list[tuple]]:
     order = spec.target_order
     out: dict[str, list[tuple]] = {name: [] for name, t in database_schema()["$defs"].items() if "x-view" not in t}
     out["provenance"] = [("generator", f"ptxspec {__version__}"),
-                         ("schema_sha256", tree_digest(schema_dir(), "*.json")),
+                         ("schema_sha256", tree_digest(schema_dir(), "*.json", exclude=("diff-report.schema.json",))),
                          ("spec_sha256", spec.digest)]
     out["ptx_versions"] = [(str(v), i, int(v in spec.ptxas_versions)) for i, v in enumerate(spec.ptx_versions)]
     out["targets"] = [(t.name, t.arch, t.suffix, t.family, str(t.ptx), int(t.ptxas)) for t in spec.targets.values()]
