@@ -1,4 +1,4 @@
-"""The wgmma maps proven on hardware stay proven: recorded H100 outputs against the current spec.
+"""The wgmma and mma maps proven on hardware stay proven: recorded H100 outputs against the current spec.
 
 tests/device/records/wgmma-*.json holds, for every spec-independent case of the device campaign
 (tests/device/README.md), the seeds and alphabets of its raw inputs and a digest of the D
@@ -10,6 +10,11 @@ with the hardware's. A spec edit that breaks a proven map fails here.
 Records that the spec did not reproduce when they were recorded name the correction they need
 (the file's `corrections`: the formula the hardware confirmed). Until the spec takes a correction,
 its records are expected failures; once it does, all of them must match.
+
+tests/device/records/mma-*.json does the same for the warp-level mma (every variant sm_90a runs):
+register inputs (seeds and alphabets, or the raw words of directed cases) and the digest of the D
+registers, replayed through the current A, B, C and D fragment maps, element formats and
+operations (tests/device/campaigns/2026-11-22-mma.md).
 """
 from __future__ import annotations
 
@@ -120,3 +125,73 @@ def test_pending_corrections(outcomes, ids):
     if matched == 0:
         pytest.xfail(f"{len(keys)} hardware records await the correction(s) {why}")
     pytest.fail(f"only {matched} of {len(keys)} records needing {ids} match: a partial correction? {why}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Warp-level mma (tests/device/records/mma-*.json; method: tests/device/campaigns/2026-11-22-mma.md)
+
+import mma_harness as MH  # noqa: E402
+
+MMA_FILES = sorted((ROOT / "tests" / "device" / "records").glob("mma-*.json"))
+MMA_DOCS = [(path, json.loads(path.read_text())) for path in MMA_FILES]
+
+_MMA_CASES = defaultdict(list)  # variant id -> [(file, run, index)]
+for _path, _doc in MMA_DOCS:
+    for _rec in _doc["cases"]:
+        _MMA_CASES[_rec["variant"]].append((_path.name, _rec["run"], _rec["index"]))
+
+
+def _mma_key(vid: str) -> str:
+    return vid.replace("mma.sync.aligned.", "").replace(".row.col", "")
+
+
+@pytest.fixture(scope="module")
+def mma_outcomes(spec):
+    """(file, run, index) -> 'match' | 'mismatch' | 'error: why' for every mma record."""
+    res = {}
+    for path, doc in MMA_DOCS:
+        for rec in doc["cases"]:
+            key = (path.name, rec["run"], rec["index"])
+            try:
+                case = MH.Case.from_record(rec, doc["alphabets"])
+                exp, _, v = MH.expected_output(spec, case)
+            except (KeyError, ValueError) as exc:  # variant gone from the spec, or inputs it cannot read
+                res[key] = f"error: {exc}"
+                continue
+            res[key] = "match" if MH.digest(MH.canonical(spec, v, exp)) == rec["digest"] else "mismatch"
+    return res
+
+
+def test_mma_records_exist_and_are_small():
+    assert MMA_FILES, "no mma device records"
+    for path in MMA_FILES:
+        assert path.stat().st_size < 2 * 1024 * 1024, path
+
+
+def test_mma_records_were_proven():
+    """Every mma record matched the spec when it was recorded (no pending corrections)."""
+    bad = [(p.name, r["index"], r["variant"]) for p, d in MMA_DOCS for r in d["cases"] if not r.get("spec_match", True)]
+    assert not bad, bad[:5]
+
+
+@pytest.mark.parametrize("vid", sorted(_MMA_CASES), ids=_mma_key)
+def test_mma_records_still_match(mma_outcomes, vid):
+    """The H100's D registers of every recorded case of this variant are what the current spec predicts."""
+    keys = _MMA_CASES[vid]
+    bad = [(k, mma_outcomes[k]) for k in keys if mma_outcomes[k] != "match"]
+    assert not bad, f"{len(bad)} of {len(keys)} hardware records of {vid} no longer match the spec; first: {bad[:3]}"
+
+
+def test_mma_records_cover_every_sm90_variant(spec):
+    """Every warp-level mma that sm_90a runs has hardware records, random and directed; variants added
+    to the spec after the campaign are listed (expected failure) until `gen_mma.py` runs again."""
+    kinds = defaultdict(set)
+    for _, doc in MMA_DOCS:
+        for rec in doc["cases"]:
+            kinds[rec["variant"]].add(rec["kind"])
+    want = [v for v in spec.variants if v.family == "mma" and "sm_90a" in v.targets]
+    assert want
+    missing = [v.id for v in want if not {"random", "b-onehot", "c-pass"} <= kinds.get(v.id, set())]
+    if missing:
+        pytest.xfail(f"{len(missing)} mma variant(s) for sm_90a have no hardware records yet (rerun "
+                     f"tests/device/gen_mma.py, run_mma.sh, check_mma.py --record): {missing[:5]}")

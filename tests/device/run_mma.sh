@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Run the mma device campaign on a machine with an sm_90a GPU (H100/H200).
+#
+#   python3 tests/device/gen_mma.py          # here: writes tests/device/build/mma/
+#   bash tests/device/run_mma.sh [BUILD]     # there: builds, runs, writes results to $OUT
+#                                            (BUILD: the generated campaign, default tests/device/build/mma)
+#   python3 tests/device/check_mma.py RESULTS  # here: compares with the spec
+#
+# Writes under $OUT (default BUILD/results): env.txt (GPU, driver, nvcc, ptxas), build.log,
+# sass_opcodes.txt (the tensor-core and conversion opcodes in the machine code, counted),
+# sass_kernels.txt (per kernel: its variant and the opcodes of interest in order), sass.txt.gz
+# (the whole disassembly), run.log and mma_out.bin.gz (every case's D registers).
+set -u -o pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+B="$(cd "${1:-$HERE/build/mma}" && pwd)"
+OUT="${OUT:-$B/results}"
+mkdir -p "$OUT"
+ARCH="-gencode arch=compute_90a,code=sm_90a"
+
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  nvcc --version | tail -2
+  ptxas --version | tail -2
+} > "$OUT/env.txt" 2>&1
+cat "$OUT/env.txt"
+
+t0=$(date +%s)
+pids=()
+for f in "$B"/mma_kernels_*.cu; do
+  p="${f%.cu}"
+  nvcc $ARCH -O2 -c "$f" -o "$p.o" > "$p.log" 2>&1 &
+  pids+=($!)
+done
+fail=0
+for pid in "${pids[@]}"; do wait "$pid" || fail=1; done
+cat "$B"/mma_kernels_*.log > "$OUT/build.log"
+[ $fail = 0 ] || { echo "kernel build failed"; tail -50 "$OUT/build.log"; exit 1; }
+nvcc $ARCH -O2 -I"$B" "$HERE/mma_host.cu" "$B"/mma_kernels_*.o -o "$B/mma_run" >> "$OUT/build.log" 2>&1 \
+  || { echo "host build failed"; tail -50 "$OUT/build.log"; exit 1; }
+echo "built in $(( $(date +%s) - t0 )) s"
+
+cuobjdump -sass "$B/mma_run" > "$B/sass.txt" 2>&1
+OPS='\b(HMMA|IMMA|DMMA|BMMA|QMMA|OMMA|[A-Z]*GMMA|F2FP|F2F|I2F|F2I|I2IP|I2I|HADD2|HFMA2|POPC|LOP3|PRMT)(\.[A-Za-z0-9_]+)*'
+grep -oE "$OPS" "$B/sass.txt" | grep -E "MMA" | sort | uniq -c | sort -rn > "$OUT/sass_opcodes.txt"
+grep -E "Function : mma_k" "$B/sass.txt" | wc -l | sed 's/^/kernels with SASS: /' >> "$OUT/sass_opcodes.txt"
+# per kernel: the MMA opcodes and the conversions around them, in program order
+awk -v ops="$OPS" '
+  /Function : mma_k/ { if (name != "") print name ": " seq; name = $NF; seq = ""; next }
+  name != "" { line = $0; while (match(line, /(HMMA|IMMA|DMMA|BMMA|QMMA|F2FP|F2F|I2F|I2IP|I2I|POPC)(\.[A-Za-z0-9_]+)*/)) {
+      seq = seq " " substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH) } }
+  END { if (name != "") print name ": " seq }' "$B/sass.txt" > "$OUT/sass_kernels.txt"
+gzip -9 -c "$B/sass.txt" > "$OUT/sass.txt.gz"
+
+t0=$(date +%s)
+"$B/mma_run" "$B/mma_in.bin" "$B/mma_out.bin" > "$OUT/run.log" 2>&1
+rc=$?
+echo "run rc=$rc in $(( $(date +%s) - t0 )) s"
+tail -5 "$OUT/run.log"
+gzip -9 -c "$B/mma_out.bin" > "$OUT/mma_out.bin.gz"
+ls -la "$OUT"
