@@ -1,5 +1,6 @@
 """The spec core: schemas, loading, variant expansion, CLI contract, build determinism."""
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -157,3 +158,17 @@ def test_build_is_deterministic_and_check_detects_staleness(tmp_path, spec):
 
 def test_committed_generated_is_fresh(spec):
     assert build_mod.stale(ROOT / "generated", build_mod.artifacts(spec)) == []
+
+
+def test_builds_are_byte_identical_across_hash_seeds(tmp_path):
+    """Two builds in processes with different string hashing give the same bytes (no set order leaks)."""
+    outs = []
+    for seed in ("1", "5"):
+        out = tmp_path / f"gen{seed}"
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        subprocess.run([sys.executable, "-m", "ptxspec", "build", "--out", str(out)], check=True, cwd=ROOT,
+                       capture_output=True, env=env)
+        outs.append({p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()})
+    assert outs[0].keys() == outs[1].keys()
+    differ = [k for k in outs[0] if outs[0][k] != outs[1][k]]
+    assert not differ, differ

@@ -213,8 +213,9 @@ def main(argv=None) -> int:
     except Exception as exc:  # a bug in ptxspec itself: one line, the trace only on request
         if os.environ.get("PTXSPEC_DEBUG"):
             raise
-        print(f"ptxspec {args.command}: internal error: {type(exc).__name__}: {exc} "
-              "(set PTXSPEC_DEBUG=1 for the traceback)", file=sys.stderr)
+        where = args.spec or default_spec_dir()
+        print(f"{where}:1:1: error: internal error in ptxspec {args.command} (a bug, please report): "
+              f"{type(exc).__name__}: {exc}; set PTXSPEC_DEBUG=1 for the traceback", file=sys.stderr)
         return 3
 
 

@@ -17,6 +17,7 @@ import numpy as np
 MAX_LENGTH = 400
 MAX_CONST = 1 << 40
 MAX_POW = 64
+MAX_SHIFT = 64
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
            ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
@@ -37,6 +38,18 @@ def _exact_div(a, b):
     if a % b:
         raise ExprError(f"'/' must divide exactly: {a}/{b} (use // for floor division)")
     return a // b
+
+
+def _lshift(a, b):
+    if np.any(np.asarray(b) < 0) or np.any(np.asarray(b) > MAX_SHIFT):
+        raise ExprError(f"shift count must be 0 to {MAX_SHIFT}")
+    return a << b
+
+
+def _rshift(a, b):
+    if np.any(np.asarray(b) < 0):
+        raise ExprError("negative shift count")
+    return a >> b
 
 
 def _where(cond, a, b):
@@ -67,6 +80,8 @@ class _Checker(ast.NodeVisitor):
             if not (isinstance(node.right, ast.Constant) and isinstance(node.right.value, int)
                     and 0 <= node.right.value <= MAX_POW):
                 raise ExprError(f"'**' needs a constant exponent from 0 to {MAX_POW}")
+            if not isinstance(node.left, (ast.Constant, ast.Name)):
+                raise ExprError("'**' takes a constant or a name as its base (no power towers)")
         self.visit(node.left)
         self.visit(node.right)
 
@@ -106,8 +121,9 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
-        if isinstance(node.op, ast.Div):
-            return ast.Call(ast.Name("_div", ast.Load()), [node.left, node.right], [])
+        helper = {ast.Div: "_div", ast.LShift: "_lshift", ast.RShift: "_rshift"}.get(type(node.op))
+        if helper:
+            return ast.Call(ast.Name(helper, ast.Load()), [node.left, node.right], [])
         return node
 
     def visit_IfExp(self, node):
@@ -152,14 +168,18 @@ class Formula:
         self._code = compile(tree, "<formula>", "eval")
 
     def __call__(self, **env):
-        scope = {"__builtins__": {}, "_div": _exact_div, "_where": _where, "_int": _as_int}
+        scope = {"__builtins__": {}, "_div": _exact_div, "_where": _where, "_int": _as_int,
+                 "_lshift": _lshift, "_rshift": _rshift}
         scope.update({k: env[k] for k in self.names})
         try:
-            return eval(self._code, scope)  # noqa: S307 - the AST is whitelisted above
+            with np.errstate(all="raise"):
+                return eval(self._code, scope)  # noqa: S307 - the AST is whitelisted above
         except ZeroDivisionError:
             raise ExprError(f"division by zero in {self.source!r}") from None
-        except FloatingPointError:
-            raise ExprError(f"arithmetic error in {self.source!r}") from None
+        except (FloatingPointError, ArithmeticError, ValueError, MemoryError) as exc:
+            if "divide by zero" in str(exc):
+                raise ExprError(f"division by zero in {self.source!r}") from None
+            raise ExprError(f"arithmetic error in {self.source!r}: {exc}") from None
 
     def __repr__(self) -> str:
         return f"Formula({self.source!r})"

@@ -12,12 +12,14 @@ from functools import cached_property
 
 import numpy as np
 
-from .expr import Formula, compile_formula
+from .expr import ExprError, Formula, compile_formula
 
 LAYOUT_NAMES = frozenset({"t", "i", "M", "N", "K"})
 SHAPE_NAMES = frozenset({"M", "N", "K"})
 # Metadata describes A, which does not depend on N: formulas may not use it.
 META_NAMES = frozenset({"t", "n", "sel", "M", "K"})
+MAX_ELEMENTS = 1024  # per thread; the largest fragment today has 128
+MAX_DIM = 4096
 
 
 @dataclass(frozen=True)
@@ -50,11 +52,16 @@ class FragmentLayout:
     def evaluate(self, threads: int, bits: int, m: int, n: int, k: int) -> "FragmentMap":
         shape = dict(M=m, N=n, K=k)
         elements = int(self.elements(**shape))
+        rows, cols = int(self.rows(**shape)), int(self.cols(**shape))
+        if not 1 <= elements <= MAX_ELEMENTS:
+            raise ExprError(f"elements = {elements}: a thread holds 1 to {MAX_ELEMENTS} elements")
+        if not (1 <= rows <= MAX_DIM and 1 <= cols <= MAX_DIM):
+            raise ExprError(f"a {rows}x{cols} matrix: rows and cols must be 1 to {MAX_DIM}")
         t = np.arange(threads, dtype=np.int64)[:, None]
         i = np.arange(elements, dtype=np.int64)[None, :]
-        rows = np.broadcast_to(self.row(t=t, i=i, **shape), (threads, elements)).astype(np.int64)
-        cols = np.broadcast_to(self.col(t=t, i=i, **shape), (threads, elements)).astype(np.int64)
-        return FragmentMap(self.name, int(self.rows(**shape)), int(self.cols(**shape)), bits, rows, cols)
+        row_idx = np.broadcast_to(self.row(t=t, i=i, **shape), (threads, elements)).astype(np.int64)
+        col_idx = np.broadcast_to(self.col(t=t, i=i, **shape), (threads, elements)).astype(np.int64)
+        return FragmentMap(self.name, rows, cols, bits, row_idx, col_idx)
 
 
 @dataclass(frozen=True, eq=False)

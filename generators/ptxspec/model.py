@@ -7,6 +7,7 @@ operand signatures and fragment maps. Every generator reads this model and nothi
 from __future__ import annotations
 
 import itertools
+import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -310,6 +311,7 @@ class _Builder:
     def __init__(self, docs: dict[str, list[Document]]):
         self.docs = docs
         self.p = Problems()
+        self.failed_instructions: set[str] = set()
         self.spec = Spec()
 
     def formula(self, data, key, names, doc_pos):
@@ -400,12 +402,18 @@ class _Builder:
             if d["name"] in self.spec.families:
                 self.p.add(d.at("name"), f"family {d['name']} defined twice")
                 continue
-            n_sets = {k: _int_set(v) for k, v in d.get("n_sets", {}).items()}
+            n_sets = {}
+            for name, value in d.get("n_sets", {}).items():
+                n_sets[name] = _int_set(value)
+                if not n_sets[name]:
+                    self.p.add(d["n_sets"].at(name), f"n_set {name!r} is empty (a range runs first to last, upward)")
             self.spec.families[d["name"]] = Family(d["name"], d["title"], d["description"], d.get("manual", ""),
                                                    d["threads"], n_sets, d.pos)
 
     # -- layouts ------------------------------------------------------------------------------
     def layouts(self):
+        self.broken_layouts: set[str] = set()
+        first_pos: dict[str, Pos] = {}
         for doc in self.docs["layouts"]:
             d = doc.data
             for section, cls, table in (("fragments", FragmentLayout, self.spec.layouts),
@@ -413,12 +421,14 @@ class _Builder:
                 entries = d.get(section, {})
                 for name, body in entries.items():
                     pos = entries.at(name)
-                    if name in self.spec.layouts or name in self.spec.sparsities:
-                        self.p.add(pos, f"layout {name!r} defined twice")
+                    if name in first_pos:
+                        self.p.add(pos, f"layout {name!r} defined twice (first at {first_pos[name]})")
                         continue
+                    first_pos[name] = pos
                     try:
                         table[name] = cls.build(name, body, pos)
                     except ExprError as exc:
+                        self.broken_layouts.add(name)
                         # point at the first key whose formula fails
                         for key, value in body.items():
                             if isinstance(value, (str, int)) and not isinstance(value, bool):
@@ -452,11 +462,39 @@ class _Builder:
             if len(set(codes)) != len(codes):
                 self.p.add(d.at("swizzle_modes"), "two swizzle modes share a code")
             swz = self.formula(d, "swizzle", frozenset({"a", "b", "o"}), d.pos)
+            self.known_family(d)
             layouts = []
             for i, c in enumerate(d["canonical_layouts"]):
                 off = self.formula(c, "bit_offset", frozenset({"mn", "k", "bits", "W", "LBO", "SBO"}), d.pos)
                 layouts.append({"major": c["major"], "swizzled": c["swizzled"], "cute": c["cute"], "bit_offset": off})
+            self.sample_smem(d, fields, swz, modes, layouts)
             self.spec.smem[d["family"]] = SharedMemory(d["family"], d["description"], fields, modes, swz, layouts)
+
+    def sample_smem(self, d, fields, swz, modes, layouts):
+        """Compiling is not enough: evaluate every shared-memory formula on sample inputs."""
+        import numpy as np
+        for i, f in enumerate(fields):
+            if f["encode"] is not None:
+                try:
+                    f["encode"](x=np.arange(0, 1 << 18, 16, dtype=np.int64))
+                except ExprError as exc:
+                    self.p.add(d["descriptor"]["fields"][i].at("encode"), f"encode: {exc}")
+        addresses = np.arange(0, 4096, 16, dtype=np.int64)
+        if swz is not None:
+            for m in modes:
+                try:
+                    swz(a=addresses, b=m.b, o=0)
+                except ExprError as exc:
+                    self.p.add(d.at("swizzle"), f"swizzle ({m.name}): {exc}")
+                    break
+        grid = dict(mn=np.arange(64)[:, None], k=np.arange(32)[None, :], bits=16, LBO=256, SBO=1024)
+        for i, c in enumerate(layouts):
+            if c["bit_offset"] is not None:
+                try:
+                    for m in modes:
+                        c["bit_offset"](W=m.width, **grid)
+                except ExprError as exc:
+                    self.p.add(d["canonical_layouts"][i].at("bit_offset"), f"bit_offset: {exc}")
 
     # -- instructions and their variants -------------------------------------------------------
     def instruction(self, doc: Document):
@@ -492,11 +530,15 @@ class _Builder:
             v = self.version(r["requires"], "ptx") if "ptx" in r["requires"] else None
             ts = self.target_set(r["requires"], "targets") if "targets" in r["requires"] else None
             refinements.append((r["when"], v, ts, d["refinements"].at(i), [False]))
+        before = len(self.p.items)
         for gi, g in enumerate(d["groups"]):
             self.group(inst, fam, d, g, d["groups"].at(gi), base, refinements, placeholders)
-        for when, _, _, pos, used in refinements:
-            if not used[0]:
-                self.p.add(pos, f"refinement matches no variant: {dict(when)}")
+        if len(self.p.items) != before:
+            self.failed_instructions.add(inst.name)
+        else:  # a failed group may be why a refinement matches nothing
+            for when, _, _, pos, used in refinements:
+                if not used[0]:
+                    self.p.add(pos, f"refinement matches no variant: {dict(when)}")
 
     def group(self, inst, fam, d, g, gpos, base, refinements, placeholders):
         s = self.spec
@@ -560,6 +602,13 @@ class _Builder:
             if sparsity is None:
                 self.p.add(g.at("sparsity"), f"unknown sparsity {g['sparsity']!r}{did_you_mean(g['sparsity'], s.sparsities)}")
                 return
+        if "fragments" in g and (shape is None or types is None):
+            self.p.add(gpos, f"group {g['name']!r} has fragments but no "
+                       f"{'shape' if shape is None else 'types'}: fragment maps need both")
+            return
+        if sparsity is not None and shape is None:
+            self.p.add(gpos, f"group {g['name']!r} has a sparsity but no shape")
+            return
         frag_specs = {}
         for mat, fs in g.get("fragments", {}).items():
             regs = self.formula(fs, "regs", REGS_NAMES, gpos)
@@ -596,7 +645,8 @@ class _Builder:
                 lay_name = fill_template(lay_name, {**values, "form": form})
                 lay = s.layouts.get(lay_name)
                 if lay is None:
-                    self.p.add(fs.at("layout"), f"unknown layout {lay_name!r}{did_you_mean(lay_name, s.layouts)}")
+                    if lay_name not in self.broken_layouts:  # already reported where it is defined
+                        self.p.add(fs.at("layout"), f"unknown layout {lay_name!r}{did_you_mean(lay_name, s.layouts)}")
                     return
                 etype = {"a": a, "b": b, "c": c, "d": dd}[mat]
                 ebits = s.types[etype].bits
@@ -609,7 +659,10 @@ class _Builder:
                 fl[mat] = (lay, ebits, (m or 0, n or 0, k or 0))
             if sparsity is not None and ("sp", sparsity.name, m, n, k) not in checked_maps:
                 checked_maps.add(("sp", sparsity.name, m, n, k))
-                problem = sparsity.bijection_problem(fam.threads, m, n, k)
+                try:
+                    problem = sparsity.bijection_problem(fam.threads, m, n, k)
+                except ExprError as exc:
+                    problem = str(exc)
                 if problem:
                     self.p.add(sparsity.pos, f"sparsity {sparsity.name} for m{m}n{n}k{k}: {problem}")
                     return
@@ -624,7 +677,9 @@ class _Builder:
                           sparsity)
             if vid in s._by_id:
                 other = s._by_id[vid]
-                self.p.add(gpos, f"variant {vid} defined twice (also group {other.group!r} at line {other.pos.line})")
+                where = f"line {other.pos.line}" if other.pos.path == gpos.path else \
+                    f"{os.path.relpath(other.pos.path, getattr(self.docs, 'root', '') or '.')}:{other.pos.line}"
+                self.p.add(gpos, f"variant {vid} defined twice (also group {other.group!r} at {where})")
                 continue
             s._by_id[vid] = var
             s._by_key[(ptx, form)] = var
@@ -633,9 +688,15 @@ class _Builder:
     def check_fragment(self, inst, g, fs, lay, regs_f, ebits, threads, m, n, k, mat, sparsity, shape_env, bits):
         try:
             fmap = lay.evaluate(threads, ebits, m or 0, n or 0, k or 0)
+        except ExprError as exc:
+            if lay.name not in self.broken_layouts:  # one report per layout, not per shape using it
+                self.broken_layouts.add(lay.name)
+                self.p.add(lay.pos, f"layout {lay.name} for m{m}n{n}k{k}: {exc}")
+            return False
+        try:
             regs = int(regs_f(**shape_env, **{b: bits.get(b, 0) for b in ("abits", "bbits", "cbits", "dbits")}))
         except ExprError as exc:
-            self.p.add(lay.pos, f"layout {lay.name} for m{m}n{n}k{k}: {exc}")
+            self.p.add(fs.at("regs"), f"regs for m{m}n{n}k{k}: {exc}")
             return False
         want_rows, want_cols = {"a": (m, k), "b": (k, n), "c": (m, n), "d": (m, n)}[mat]
         if mat == "a" and sparsity is not None:
@@ -702,10 +763,20 @@ class _Builder:
                 if problem:
                     self.p.add(lay.pos, f"layout {name} is not a bijection: {problem}")
 
+    def known_family(self, d) -> bool:
+        if d["family"] in self.spec.families:
+            return True
+        self.p.add(d.at("family"), f"unknown family {d['family']!r}{did_you_mean(d['family'], self.spec.families)}")
+        return False
+
     def errata(self):
         ids = {}
+        def checkable(op: str) -> bool:  # opcodes missing because their instruction failed are not the erratum's fault
+            owner = max((n for n in self.spec.instructions if op.startswith(n + ".")), key=len, default=None)
+            return owner not in self.failed_instructions
         for doc in self.docs["errata"]:
             d = doc.data
+            self.known_family(d)
             for i, e in enumerate(d["errata"]):
                 pos = d["errata"].at(i)
                 if e["id"] in ids:
@@ -714,6 +785,8 @@ class _Builder:
                 ids[e["id"]] = pos
                 for key in ("present", "absent"):
                     for j, op in enumerate(e["evidence"].get(key, [])):
+                        if not checkable(op):
+                            continue
                         exists = any(p == " ".join(op.split()) for p, _ in self.spec._by_key)
                         if exists != (key == "present"):
                             self.p.add(e["evidence"][key].at(j),

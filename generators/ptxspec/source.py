@@ -48,6 +48,7 @@ class Tree(dict):
     """Documents grouped by kind, plus a digest of the tree's files (relative paths and bytes)."""
 
     digest: str = ""
+    root: str = ""
 
 
 @dataclass
@@ -89,8 +90,11 @@ def did_you_mean(word: str, choices) -> str:
 def _schema_problems(doc: Document, problems: Problems) -> None:
     validator = _validators()[doc.kind]
     for error in validator.iter_errors(doc.data):
-        if error.context:
-            error = best_match(error.context) or error
+        while error.context:  # oneOf/anyOf: report the branch that fits the value's type best
+            specific = [e for e in error.context if e.validator != "type"]
+            error = best_match(specific or error.context) or error
+            if not error.context:
+                break
         path = list(error.absolute_path)
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             allowed = error.schema.get("properties", {})
@@ -161,6 +165,7 @@ def read_tree(spec_dir: str | os.PathLike | None = None) -> dict[str, list[Docum
             problems.add(Pos(str(root)), f"no file of kind {kind!r}")
     problems.raise_if_any()
     docs.digest = hasher.hexdigest()
+    docs.root = str(root)
     return docs
 
 

@@ -20,6 +20,10 @@ from .errors import Pos, Problems
 #: Upper bound on values built from one file; a spec file has a few thousand at most, so this
 #: only stops alias bombs ("billion laughs").
 MAX_NODES = 200_000
+#: Deepest nesting of mappings and sequences; spec files nest a handful of levels.
+MAX_DEPTH = 64
+#: The only YAML tags a spec file may carry (explicitly or by resolution).
+CORE_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")}
 
 _INT_RE = re.compile(r"^[-+]?(0|[1-9][0-9]*)$")
 _HEX_RE = re.compile(r"^0x[0-9a-fA-F]+$")
@@ -61,6 +65,7 @@ class _Converter:
         self.count = 0
         self.blown = False
         self.active: set[int] = set()
+        self.depth = 0
 
     def convert(self, node: yaml.Node) -> Any:
         self.count += 1
@@ -77,19 +82,26 @@ class _Converter:
             return None
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
+        if self.depth >= MAX_DEPTH:
+            self.problems.add(_pos(self.path, node), f"nesting deeper than {MAX_DEPTH} levels")
+            self.blown = True
+            return None
         self.active.add(id(node))
+        self.depth += 1
         try:
             if isinstance(node, yaml.MappingNode):
                 return self.mapping(node)
             return self.sequence(node)
         finally:
+            self.depth -= 1
             self.active.discard(id(node))
 
     def _check_tag(self, node: yaml.Node) -> bool:
         tag = node.tag or ""
-        if tag.startswith("tag:yaml.org,2002:") or tag in ("!", "?"):
+        if tag in CORE_TAGS or tag in ("!", "?"):
             return True
-        self.problems.add(_pos(self.path, node), f"YAML tag {tag!r} is not allowed in spec files")
+        shown = tag.replace("tag:yaml.org,2002:", "!!")
+        self.problems.add(_pos(self.path, node), f"YAML tag {shown!r} is not allowed in spec files")
         return False
 
     def scalar(self, node: yaml.ScalarNode) -> Any:
@@ -179,6 +191,15 @@ def load_text(text: str, path: str, problems: Problems) -> Any:
     """Parse one YAML document; problems are added, never raised. Returns None on failure."""
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:
+        problems.add(_too_deep(text, path), f"nesting deeper than {MAX_DEPTH} levels")
+        return None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow
+        line = text.count("\n", 0, exc.position) + 1
+        col = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        char = chr(exc.character) if isinstance(exc.character, int) else exc.character
+        problems.add(Pos(path, line, col), f"YAML: unacceptable character {char!r} (#x{ord(char):04x})")
+        return None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         pos = Pos(path, mark.line + 1, mark.column + 1) if mark else Pos(path)
@@ -193,6 +214,22 @@ def load_text(text: str, path: str, problems: Problems) -> Any:
     return _Converter(path, problems).convert(node)
 
 
+def _too_deep(text: str, path: str) -> Pos:
+    """Where nesting first passes MAX_DEPTH, found with PyYAML's event parser (which does not recurse)."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return Pos(path, event.start_mark.line + 1, event.start_mark.column + 1)
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except (yaml.YAMLError, RecursionError):
+        pass
+    return Pos(path)
+
+
 def load_file(path: str, problems: Problems) -> Any:
     try:
         with open(path, "rb") as f:
@@ -203,6 +240,8 @@ def load_file(path: str, problems: Problems) -> Any:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        problems.add(Pos(path), f"not UTF-8 text (byte {exc.start})")
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        problems.add(Pos(path, line, col), f"not UTF-8 text (byte 0x{raw[exc.start]:02x})")
         return None
     return load_text(text, path, problems)

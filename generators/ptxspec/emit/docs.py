@@ -63,6 +63,11 @@ def _file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name)
 
 
+def _requirement_key(req):
+    """A hash-independent order for requirements (str() of a frozenset follows string hashes)."""
+    return [(str(c.ptx), sorted(c.targets)) for c in req.clauses]
+
+
 def _qualifiers(v: Variant) -> list[str]:
     """Qualifiers beyond shape and types, as the opcode spells them."""
     out = [f".{q}" for q in getattr(v, "qualifiers", {}).values() if q]
@@ -332,7 +337,7 @@ class _Family:
         per_inst = Counter(v.instruction for v in variants)
         several = len(per_inst) > 1
         rows = []
-        for req, vs in sorted(by_req.items(), key=lambda kv: (kv[0].min_ptx, str(kv[0]))):
+        for req, vs in sorted(by_req.items(), key=lambda kv: (kv[0].min_ptx, _requirement_key(kv[0]))):
             groups = defaultdict(list)
             for v in vs:
                 groups[(v.instruction, v.group)].append(v)

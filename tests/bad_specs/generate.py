@@ -1,0 +1,914 @@
+"""Writes the bad-spec corpus: every case directory next to this file, from the current spec/.
+
+    python tests/bad_specs/generate.py          # rewrite every case
+    python tests/bad_specs/generate.py --check  # exit 1 if a case on disk is out of date
+
+Each case overlays a copy of one or more real spec files with one defect, written here as exact
+text replacements on the real file (each `old` must occur exactly once), so when spec/ changes
+the cases follow it: rerun this script (tests/test_bad_input.py fails while a case is stale).
+Expected problems name their line by a marker - the first line containing a string - so line
+numbers follow edits too. The output is plain files; see tests/test_bad_input.py for the format.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+SPEC = REPO / "spec"
+
+FENCE = "families/wgmma/fence.yaml"
+COMMIT = "families/wgmma/commit_group.yaml"
+WAIT = "families/wgmma/wait_group.yaml"
+FAMILY = "families/wgmma/family.yaml"
+DENSE = "families/wgmma/mma_async.yaml"
+SP = "families/wgmma/mma_async_sp.yaml"
+LAYOUTS = "layouts/wgmma.yaml"
+SMEM = "smem/wgmma.yaml"
+ERRATA = "errata/wgmma.yaml"
+ISA = "isa.yaml"
+TYPES = "types.yaml"
+
+CASES = []
+
+
+def real(rel):
+    return (SPEC / rel).read_text(encoding="utf-8")
+
+
+def edit(text, *pairs):
+    for old, new in pairs:
+        n = text.count(old)
+        assert n == 1, (old, n)
+        text = text.replace(old, new)
+    return text
+
+
+def edit_real(rel, *pairs):
+    return edit(real(rel), *pairs)
+
+
+def edit_line(rel, key, new_value, nth=1):
+    """The real file with the value of the nth line `key: ...` (any indentation) replaced."""
+    lines = real(rel).splitlines(keepends=True)
+    hits = [i for i, line in enumerate(lines) if line.lstrip().startswith(key + ":")]
+    assert len(hits) >= nth, (rel, key, len(hits))
+    i = hits[nth - 1]
+    indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+    lines[i] = f"{indent}{key}: {new_value}\n"
+    return "".join(lines)
+
+
+# A trimmed copy of the sparse wgmma: its f16 and tf32 groups only (no refinements, whose
+# integer variants are gone). The rest of the tree stays valid with it.
+SP_MIN = """\
+$schema: ../../../schema/instruction.schema.json
+kind: instruction
+name: wgmma.mma_async.sp
+family: wgmma
+manual: "PTX ISA 9.7.15.6.3"
+description: >
+  Trimmed copy of spec/families/wgmma/mma_async_sp.yaml: the f16 and tf32 groups only.
+opcode: "wgmma.mma_async.sp.sync.aligned.m{m}n{n}k{k}{satfinite}.{dtype}.{atype}.{btype}"
+requires:
+  - {ptx: "8.2", targets: sm_90a}
+signatures:
+  transposable:
+    - {name: d, kind: fragment, io: inout, matrix: d}
+    - {name: a, kind: fragment, io: in, matrix: a, forms: [reg]}
+    - {name: a_desc, kind: descriptor, io: in, matrix: a, forms: [desc]}
+    - {name: b_desc, kind: descriptor, io: in, matrix: b}
+    - {name: sp_meta, kind: metadata, io: in}
+    - {name: sp_sel, kind: selector}
+    - {name: scale_d, kind: predicate, io: in}
+    - {name: imm_scale_a, kind: immediate, values: [-1, 1]}
+    - {name: imm_scale_b, kind: immediate, values: [-1, 1]}
+    - {name: imm_trans_a, kind: immediate, values: [0, 1], forms: [desc]}
+    - {name: imm_trans_b, kind: immediate, values: [0, 1]}
+  scalable:
+    - {name: d, kind: fragment, io: inout, matrix: d}
+    - {name: a, kind: fragment, io: in, matrix: a, forms: [reg]}
+    - {name: a_desc, kind: descriptor, io: in, matrix: a, forms: [desc]}
+    - {name: b_desc, kind: descriptor, io: in, matrix: b}
+    - {name: sp_meta, kind: metadata, io: in}
+    - {name: sp_sel, kind: selector}
+    - {name: scale_d, kind: predicate, io: in}
+    - {name: imm_scale_a, kind: immediate, values: [-1, 1]}
+    - {name: imm_scale_b, kind: immediate, values: [-1, 1]}
+groups:
+  - name: f16
+    shape: {m: [64], n: all, k: [32]}
+    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}
+    forms: [reg, desc]
+    signature: transposable
+    sparsity: wgmma.sparse.16bit
+    fragments:
+      a: {layout: wgmma.a.k16, regs: "4"}
+      d: {layout: wgmma.d, regs: "N * dbits / 64"}
+  - name: tf32
+    shape: {m: [64], n: all, k: [16]}
+    types: {atype: [tf32], btype: [tf32], dtype: [f32]}
+    forms: [reg, desc]
+    signature: scalable
+    sparsity: wgmma.sparse.tf32
+    fragments:
+      a: {layout: wgmma.a.k8, regs: "4"}
+      d: {layout: wgmma.d, regs: "N / 2"}
+"""
+
+
+def sp_min(*pairs):
+    return edit(SP_MIN, *pairs)
+
+
+def case(name, description, files, expect, delete=(), xfail=None, isolate=False):
+    """files: {rel: text | bytes}; expect: [(rel, at, message)] with `at` a line number or the
+    first line containing a marker string (or (marker, nth) for the nth such line)."""
+    CASES.append(dict(name=name, description=description, files=files, expect=expect,
+                      delete=list(delete), xfail=xfail, isolate=isolate))
+
+
+def line_of(content, at):
+    if isinstance(at, int):
+        return at
+    marker, nth = at if isinstance(at, tuple) else (at, 1)
+    text = content.decode("utf-8", "replace") if isinstance(content, bytes) else content
+    seen = 0
+    for no, line in enumerate(text.splitlines(), 1):
+        if marker in line:
+            seen += 1
+            if seen == nth:
+                return no
+    raise AssertionError(f"marker {marker!r} not found")
+
+
+def yaml_str(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def render() -> dict[str, dict[str, bytes]]:
+    """{case name: {relative path: bytes}}, case.yaml included."""
+    out = {}
+    for c in CASES:
+        assert c["name"] not in out, f"case {c['name']} defined twice"
+        files = {rel: content if isinstance(content, bytes) else content.encode("utf-8")
+                 for rel, content in c["files"].items()}
+        assert "case.yaml" not in files
+        lines = [f"description: {yaml_str(' '.join(c['description'].split()))}"]
+        if c["delete"]:
+            lines.append("delete:")
+            lines += [f"  - {r}" for r in c["delete"]]
+        if c["xfail"]:
+            lines.append(f"xfail: {yaml_str(' '.join(c['xfail'].split()))}")
+        if c["isolate"]:
+            lines.append("isolate: true")
+        lines.append("expect:")
+        for exp in c["expect"]:
+            rel, at, msg = exp[:3]
+            if rel == ".":
+                line = at
+            else:
+                content = c["files"].get(rel)
+                if content is None:
+                    content = real(rel)
+                line = line_of(content, at)
+            col = f", col: {exp[3]}" if len(exp) > 3 else ""
+            lines.append(f"  - {{file: {rel}, line: {line}{col}, message: {yaml_str(msg)}}}")
+        files["case.yaml"] = ("\n".join(lines) + "\n").encode("utf-8")
+        out[c["name"]] = files
+    return out
+
+
+def on_disk() -> dict[str, dict[str, bytes]]:
+    out = {}
+    for d in sorted(HERE.iterdir()):
+        if (d / "case.yaml").is_file():
+            out[d.name] = {p.relative_to(d).as_posix(): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+    return out
+
+
+def stale() -> list[str]:
+    """Case names whose files on disk differ from what this script writes."""
+    want, have = render(), on_disk()
+    return sorted(n for n in set(want) | set(have) if want.get(n) != have.get(n))
+
+
+def write() -> None:
+    import shutil
+    want = render()
+    for name in on_disk():
+        shutil.rmtree(HERE / name)
+    for name, files in want.items():
+        for rel, data in files.items():
+            p = HERE / name / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+    print(f"{len(want)} cases written to {HERE}")
+
+
+# =============================================================================================
+# YAML syntax
+
+case("yaml_bad_indentation",
+     "A group key indented one space less than its sibling `name`.",
+     {WAIT: edit_real(WAIT, ("\n    signature: count", "\n   signature: count"))},
+     [(WAIT, "   signature: count", "YAML syntax: expected <block end>")])
+
+case("yaml_unclosed_bracket",
+     "A flow mapping in `requires` whose closing brace is missing.",
+     {COMMIT: edit_real(COMMIT, ('{ptx: "8.0", targets: sm_90a}', '{ptx: "8.0", targets: sm_90a'))},
+     [(COMMIT, "rules:", "YAML syntax:")])
+
+case("yaml_tab_indent",
+     "A tab used for indentation inside the groups list.",
+     {FENCE: edit_real(FENCE, ("\n    signature: none", "\n\tsignature: none"))},
+     [(FENCE, "\tsignature: none", "YAML syntax:")])
+
+case("yaml_two_documents",
+     "A second YAML document after `---` in one spec file.",
+     {COMMIT: real(COMMIT) + "---\nkind: instruction\n"},
+     [(COMMIT, "---", "YAML syntax:")])
+
+case("yaml_undefined_alias",
+     "An alias whose anchor is never defined.",
+     {WAIT: edit_real(WAIT, ("    signature: count", "    signature: *count"))},
+     [(WAIT, "*count", "undefined alias")])
+
+case("yaml_control_character",
+     "A raw BEL control character (0x07) inside a description on line 7.",
+     {FENCE: edit_real(FENCE, ("registers before later", "registers\x07before later"))},
+     [(FENCE, "registers\x07before", "unacceptable character")])
+
+case("yaml_deep_nesting",
+     "A rule nested 1000 flow sequences deep: the strict loader must report it, not recurse until "
+     "Python's stack runs out.",
+     {FENCE: edit_real(FENCE, ("  - Every warp of the warpgroup issues it before the first wgmma.mma_async of the warpgroup.",
+                                "  - " + "[" * 1000 + "]" * 1000))},
+     [(FENCE, "[[[[", "")])
+
+# =============================================================================================
+# Duplicate keys
+
+case("duplicate_key_top_level",
+     "`opcode` given twice at the top level of an instruction.",
+     {COMMIT: edit_real(COMMIT, ('opcode: "wgmma.commit_group.sync.aligned"\n',
+                                 'opcode: "wgmma.commit_group.sync.aligned"\nopcode: "wgmma.commit.sync.aligned"\n'))},
+     [(COMMIT, "wgmma.commit.sync", "duplicate key 'opcode' (first defined at line 9)", 1)])
+
+case("duplicate_key_nested",
+     "`signature` given twice inside one group.",
+     {WAIT: edit_real(WAIT, ("    signature: count\n", "    signature: count\n    signature: count\n"))},
+     [(WAIT, ("signature: count", 2), "duplicate key 'signature'")])
+
+case("duplicate_key_flow_mapping",
+     "`ptx` given twice inside a flow mapping.",
+     {COMMIT: edit_real(COMMIT, ('{ptx: "8.0", targets: sm_90a}', '{ptx: "8.0", targets: sm_90a, ptx: "8.1"}'))},
+     [(COMMIT, "targets: sm_90a", "duplicate key 'ptx'", 35)])
+
+# =============================================================================================
+# Aliases, tags, merge keys
+
+LOL = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+for prev, cur in zip("abcdefgh", "bcdefghi"):
+    LOL.append(f"{cur}: &{cur} [" + ", ".join([f"*{prev}"] * 9) + "]")
+case("alias_bomb",
+     "Billion laughs: nine levels of nine aliases (9**9 values) in an extra file.",
+     {"families/wgmma/laughs.yaml": "# billion laughs\n" + "\n".join(LOL) + "\nrules: *i\n"},
+     [("families/wgmma/laughs.yaml", 2, "alias bomb")])
+
+case("alias_recursive",
+     "A mapping that contains an alias to itself.",
+     {FENCE: edit_real(FENCE, ("signatures:\n  none: []", "signatures: &sig\n  none: []\n  self: *sig"))},
+     [(FENCE, "signatures: &sig", "recursive alias")])
+
+case("tag_python_object_apply",
+     "`!!python/object/apply:os.system` on a sequence (PyYAML's unsafe loader would run it).",
+     {COMMIT: edit_real(COMMIT, ("rules:\n", "rules: !!python/object/apply:os.system\n"))},
+     [(COMMIT, "rules:", "tag")])
+
+case("tag_python_object_mapping",
+     "`!!python/object:...` on a mapping.",
+     {FENCE: edit_real(FENCE, ("signatures:\n", "signatures: !!python/object:collections.OrderedDict\n"))},
+     [(FENCE, "signatures:", "tag")])
+
+case("tag_python_name_scalar",
+     "`!!python/name:os.system` on a (quoted) scalar.",
+     {COMMIT: edit_real(COMMIT, ('manual: "PTX ISA 9.7.15.7.2"', 'manual: !!python/name:os.system "PTX ISA 9.7.15.7.2"'))},
+     [(COMMIT, "manual:", "tag")])
+
+case("tag_binary_scalar",
+     "`!!binary` on a scalar.",
+     {COMMIT: edit_real(COMMIT, ('manual: "PTX ISA 9.7.15.7.2"', "manual: !!binary UFRYIElTQSA5LjcuMTUuNy4y"))},
+     [(COMMIT, "manual:", "binary")])
+
+case("tag_custom",
+     "A custom local tag `!include`.",
+     {WAIT: edit_real(WAIT, ('manual: "PTX ISA 9.7.15.7.3"', "manual: !include manual.yaml"))},
+     [(WAIT, "manual:", "YAML tag '!include' is not allowed")])
+
+case("merge_key",
+     "bf16 written as a YAML merge of the f16 entry.",
+     {TYPES: edit_real(TYPES,
+                       ("  - {name: f16, register", "  - &f16 {name: f16, register"),
+                       ("  - {name: bf16, register: b32, class: float, bits: 16, format: {exponent: 8, mantissa: 7, bias: 127, specials: ieee}}",
+                        "  - {<<: *f16, name: bf16, format: {exponent: 8, mantissa: 7, bias: 127, specials: ieee}}"))},
+     [(TYPES, "<<: *f16", "merge keys")])
+
+# =============================================================================================
+# Non-string surprises
+
+case("bool_off_value",
+     "`ptxas: off` - YAML 1.1 reads it as false; the spec wants true/false.",
+     {ISA: edit_real(ISA, ('{version: "6.1", ptxas: false}', '{version: "6.1", ptxas: off}'))},
+     [(ISA, 'ptxas: off', "ambiguous scalar 'off'")])
+
+case("bool_yes_value",
+     "`signed: yes` in a type.",
+     {TYPES: edit_real(TYPES, ("{name: s8, register: b32, class: int, bits: 8, signed: true}",
+                               "{name: s8, register: b32, class: int, bits: 8, signed: yes}"))},
+     [(TYPES, "signed: yes", "ambiguous scalar 'yes'")])
+
+case("bool_on_key",
+     "An n_set named `on`: YAML 1.1 reads the key as a boolean.",
+     {FAMILY: edit_real(FAMILY, ("  all: {range: [8, 256, 8]}", "  all: {range: [8, 256, 8]}\n  on: [8, 16]"))},
+     [(FAMILY, "  on: [8, 16]", "ambiguous scalar 'on'")])
+
+case("unquoted_date",
+     "An unquoted date where a string is expected.",
+     {COMMIT: edit_real(COMMIT, ('manual: "PTX ISA 9.7.15.7.2"', "manual: 2024-01-01"))},
+     [(COMMIT, "manual:", "'2024-01-01' reads as a date")])
+
+case("sexagesimal",
+     "`threads: 2:08` - YAML 1.1 reads it as the base-60 number 128.",
+     {FAMILY: edit_real(FAMILY, ("threads: 128", "threads: 2:08"))},
+     [(FAMILY, "threads:", "ambiguous number '2:08'")])
+
+case("octal_integer",
+     "`threads: 0200` - YAML 1.1 reads it as octal 128.",
+     {FAMILY: edit_real(FAMILY, ("threads: 128", "threads: 0200"))},
+     [(FAMILY, "threads:", "ambiguous number '0200'")])
+
+case("float_version",
+     "`ptx: 8.0` unquoted is the float 8.0, not the version string.",
+     {COMMIT: edit_real(COMMIT, ('{ptx: "8.0", targets: sm_90a}', "{ptx: 8.0, targets: sm_90a}"))},
+     [(COMMIT, "ptx: 8.0", "is a number here; quote it")])
+
+case("float_inf",
+     "`threads: .inf`.",
+     {FAMILY: edit_real(FAMILY, ("threads: 128", "threads: .inf"))},
+     [(FAMILY, "threads:", "'.inf' is not allowed")])
+
+case("null_description",
+     "An empty value where prose is required.",
+     {COMMIT: edit_real(COMMIT, ("description: >\n  Creates a new wgmma-group per warpgroup holding every earlier wgmma.mma_async of the executing\n  warp not yet committed (an empty group when there is none).\n",
+                                 "description:\n"))},
+     [(COMMIT, "description:", "None is not of type 'string'")])
+
+# =============================================================================================
+# Schema: unknown keys, missing keys, wrong types and enums, kind, $schema
+
+case("unknown_key_fragmnets",
+     "`fragmnets` for `fragments` in a group.",
+     {SP: sp_min(("    sparsity: wgmma.sparse.tf32\n    fragments:", "    sparsity: wgmma.sparse.tf32\n    fragmnets:"))},
+     [(SP, "fragmnets:", "unknown key 'fragmnets' (did you mean 'fragments'?)")])
+
+case("unknown_key_descripton",
+     "`descripton` for the required top-level `description`.",
+     {COMMIT: edit_real(COMMIT, ("description: >", "descripton: >"))},
+     [(COMMIT, "descripton:", "unknown key 'descripton' (did you mean 'description'?)"),
+      (COMMIT, 1, "'description' is required")])
+
+case("unknown_key_operand",
+     "`matrx` for `matrix` in an operand of a signature.",
+     {SP: sp_min(("  scalable:\n    - {name: d, kind: fragment, io: inout, matrix: d}",
+                  "  scalable:\n    - {name: d, kind: fragment, io: inout, matrx: d}"))},
+     [(SP, "matrx: d", "unknown key 'matrx' (did you mean 'matrix'?)")])
+
+case("missing_required_top_level",
+     "A family without `threads`.",
+     {FAMILY: edit_real(FAMILY, ("threads: 128\n", ""))},
+     [(FAMILY, 1, "'threads' is required")])
+
+case("missing_required_nested",
+     "A group without `signature`.",
+     {FENCE: edit_real(FENCE, ("  - name: fence\n    signature: none", "  - name: fence"))},
+     [(FENCE, "  - name: fence", "'signature' is required")])
+
+case("wrong_type_list_expected",
+     "`m: 64` where a list of M is expected.",
+     {SP: sp_min(("shape: {m: [64], n: all, k: [16]}", "shape: {m: 64, n: all, k: [16]}"))},
+     [(SP, "shape: {m: 64", "64 is not of type 'array'")])
+
+case("wrong_type_string_for_int",
+     "`threads: \"128\"` quoted.",
+     {FAMILY: edit_real(FAMILY, ("threads: 128", 'threads: "128"'))},
+     [(FAMILY, "threads:", "is not of type 'integer'")])
+
+case("wrong_enum_operand_kind",
+     "An operand kind that does not exist.",
+     {WAIT: edit_real(WAIT, ("{name: n, kind: immediate,", "{name: n, kind: constant,"))},
+     [(WAIT, "kind: constant", "'constant' is not one of 'fragment', 'descriptor'")])
+
+case("wrong_enum_target_suffix",
+     "A target suffix other than '', a, f.",
+     {ISA: edit_real(ISA, ("{name: sm_90a, arch: 90, suffix: a,", "{name: sm_90a, arch: 90, suffix: x,"))},
+     [(ISA, "suffix: x", "'x' is not one of '', 'a', 'f'")])
+
+case("wrong_pattern_target_name",
+     "A target name that is not sm_<digits>[af].",
+     {COMMIT: edit_real(COMMIT, ("targets: sm_90a}", "targets: sm90a}"))},
+     [(COMMIT, "targets: sm90a", "'sm90a' does not match: A compilation target")])
+
+case("unknown_kind",
+     "`kind: instrucion` (typo).",
+     {FENCE: edit_real(FENCE, ("kind: instruction", "kind: instrucion"))},
+     [(FENCE, "kind:", "kind must be one of isa, types, family, instruction, layouts, smem, errata; "
+                       "got 'instrucion' (did you mean 'instruction'?)")])
+
+case("missing_kind",
+     "No `kind` at all.",
+     {FENCE: edit_real(FENCE, ("kind: instruction\n", ""))},
+     [(FENCE, 1, "kind must be one of")])
+
+case("schema_names_wrong_schema",
+     "An instruction file whose $schema names the family schema.",
+     {FENCE: edit_real(FENCE, ("$schema: ../../../schema/instruction.schema.json", "$schema: ../../../schema/family.schema.json"))},
+     [(FENCE, "$schema:", "$schema should name instruction.schema.json for kind 'instruction'")])
+
+# =============================================================================================
+# Whole-file problems
+
+case("empty_file",
+     "An instruction file with no bytes.",
+     {COMMIT: ""},
+     [(COMMIT, 1, "empty file")])
+
+case("comments_only_file",
+     "A spec file holding only comments.",
+     {COMMIT: "# wgmma.commit_group: moved elsewhere\n# (nothing here)\n"},
+     [(COMMIT, 1, "empty file")])
+
+case("not_utf8",
+     "A Latin-1 byte (0xE9) in a description on line 7.",
+     {FENCE: edit_real(FENCE, ("Orders earlier accesses", "Orders earlier acc\x00esses")).encode("utf-8").replace(b"\x00", b"\xe9")},
+     [(FENCE, "Orders earlier acc", "not UTF-8")])
+
+case("file_is_a_list",
+     "A spec file whose document is a list.",
+     {COMMIT: "- kind: instruction\n- name: wgmma.commit_group\n"},
+     [(COMMIT, 1, "a spec file must be a mapping")])
+
+case("file_is_a_scalar",
+     "A spec file whose document is a plain string.",
+     {COMMIT: "wgmma.commit_group.sync.aligned\n"},
+     [(COMMIT, 1, "a spec file must be a mapping")])
+
+case("non_string_key",
+     "An integer mapping key.",
+     {FAMILY: edit_real(FAMILY, ("  all: {range: [8, 256, 8]}", "  all: {range: [8, 256, 8]}\n  64: [64]"))},
+     [(FAMILY, "  64: [64]", "mapping key '64' must be a string")])
+
+case("second_isa_file",
+     "A second file of kind isa.",
+     {"isa2.yaml": real(ISA)},
+     [("isa2.yaml", 1, "a second 'isa' file")])
+
+case("missing_types_file",
+     "The tree has no file of kind types.",
+     {}, [(".", 1, "no file of kind 'types'")], delete=[TYPES])
+
+# =============================================================================================
+# Dangling references
+
+case("unknown_type",
+     "A group names an element type that types.yaml does not define.",
+     {SP: sp_min(("types: {atype: [f16], btype: [f16], dtype: [f16, f32]}", "types: {atype: [f16], btype: [f61], dtype: [f16, f32]}"))},
+     [(SP, "btype: [f61]", "unknown type 'f61' (did you mean")])
+
+case("unknown_layout",
+     "A fragment names a layout that does not exist.",
+     {SP: sp_min(('a: {layout: wgmma.a.k8, regs: "4"}', 'a: {layout: wgmma.a.k9, regs: "4"}'))},
+     [(SP, "wgmma.a.k9", "unknown layout 'wgmma.a.k9' (did you mean")])
+
+case("unknown_sparsity",
+     "A group names a sparsity that does not exist.",
+     {SP: sp_min(("sparsity: wgmma.sparse.16bit", "sparsity: wgmma.sparse.16bits"))},
+     [(SP, "wgmma.sparse.16bits", "unknown sparsity 'wgmma.sparse.16bits' (did you mean 'wgmma.sparse.16bit'?)")])
+
+case("unknown_signature",
+     "A group names a signature the instruction does not define.",
+     {FENCE: edit_real(FENCE, ("    signature: none", "    signature: nothing"))},
+     [(FENCE, "signature: nothing", "unknown signature 'nothing'")])
+
+case("unknown_n_set",
+     "A shape names an n_set the family does not define.",
+     {SP: sp_min(("shape: {m: [64], n: all, k: [16]}", "shape: {m: [64], n: alll, k: [16]}"))},
+     [(SP, "n: alll", "unknown n_set 'alll' (did you mean 'all'?)")])
+
+case("unknown_family",
+     "An instruction names a family that does not exist.",
+     {FENCE: edit_real(FENCE, ("family: wgmma", "family: wgmmma"))},
+     [(FENCE, "family:", "unknown family 'wgmmma' (did you mean 'wgmma'?)")])
+
+case("unknown_target_in_requires",
+     "`requires` names a target isa.yaml does not list.",
+     {COMMIT: edit_real(COMMIT, ("targets: sm_90a}", "targets: sm_91a}"))},
+     [(COMMIT, "targets: sm_91a", "unknown target 'sm_91a' (did you mean 'sm_90a'?)")])
+
+case("unknown_target_in_refinement",
+     "A refinement's `at_least` names an unknown target.",
+     {SP: sp_min(('requires:\n  - {ptx: "8.2", targets: sm_90a}\n',
+                  'requires:\n  - {ptx: "8.2", targets: sm_90a}\nrefinements:\n'
+                  '  - when: {atype: tf32}\n    requires: {targets: {at_least: sm_95}}\n'
+                  '    why: "A made-up restriction."\n'))},
+     [(SP, "at_least: sm_95", "unknown target 'sm_95'")])
+
+case("unknown_ptx_version",
+     "`requires` names a PTX version isa.yaml does not list.",
+     {COMMIT: edit_real(COMMIT, ('{ptx: "8.0", targets: sm_90a}', '{ptx: "8.9", targets: sm_90a}'))},
+     [(COMMIT, 'ptx: "8.9"', "unknown PTX version 8.9")])
+
+case("unknown_ptx_version_of_target",
+     "A target whose first PTX version is not in ptx_versions.",
+     {ISA: edit_real(ISA, ('{name: sm_70, arch: 70, suffix: "", family: 7, ptx: "6.0", ptxas: false}',
+                           '{name: sm_70, arch: 70, suffix: "", family: 7, ptx: "5.0", ptxas: false}'))},
+     [(ISA, 'ptx: "5.0"', "unknown PTX version 5.0")])
+
+case("errata_unknown_family",
+     "An errata file for a family that does not exist.",
+     {ERRATA: edit_real(ERRATA, ("family: wgmma", "family: wgmmma"))},
+     [(ERRATA, "family: wgmmma", "unknown family 'wgmmma'")])
+
+case("layouts_unknown_family",
+     "A layouts file for a family that does not exist.",
+     {LAYOUTS: edit_real(LAYOUTS, ("family: wgmma", "family: wgmmx"))},
+     [(LAYOUTS, "family: wgmmx", "unknown family 'wgmmx' (did you mean 'wgmma'?)")])
+
+case("smem_unknown_family",
+     "A shared-memory file for a family that does not exist.",
+     {SMEM: edit_real(SMEM, ("family: wgmma", "family: wgmm"))},
+     [(SMEM, "family: wgmm", "unknown family 'wgmm'")])
+
+# =============================================================================================
+# Fragment maps, sparsity, registers
+
+case("fragment_two_elements_one_cell",
+     "wgmma.a.k8 without the column step: elements i and i+2 of a thread land on one cell.",
+     {LAYOUTS: edit_real(LAYOUTS, ('col: "t%4 + 4*(i//2)"', 'col: "t%4"'))},
+     [(LAYOUTS, "  wgmma.a.k8:", "is not a bijection")])
+
+case("fragment_element_out_of_range",
+     "wgmma.a.k8 shifted one column right: the last column falls outside the matrix.",
+     {LAYOUTS: edit_real(LAYOUTS, ('col: "t%4 + 4*(i//2)"', 'col: "t%4 + 4*(i//2) + 1"'))},
+     [(LAYOUTS, "  wgmma.a.k8:", "outside the 64x8 matrix")])
+
+case("fragment_wrong_element_count",
+     "wgmma.a.k8 with 3 elements per thread: 384 elements for 512 cells.",
+     {LAYOUTS: edit_real(LAYOUTS, ("    cols: 8\n    elements: 4\n", "    cols: 8\n    elements: 3\n"))},
+     [(LAYOUTS, "  wgmma.a.k8:", "maps 384 elements onto a 64x8 matrix")])
+
+case("sparse_a_layout_too_big",
+     "Sparse f16 A given the layout of the full K=32 operand instead of the packed K/2 half.",
+     {SP: sp_min(('a: {layout: wgmma.a.k16, regs: "4"}', 'a: {layout: wgmma.a.k32, regs: "4"}'))},
+     [(SP, "wgmma.a.k32", "covers a 64x32 matrix but A of m64n8k32 is 64x16 (packed sparse A)")])
+
+case("sparsity_chunk_twice",
+     "wgmma.sparse.16bit metadata whose nibbles describe chunks 0-3 twice and 4-7 never.",
+     {LAYOUTS: edit_real(LAYOUTS, ('    chunk_index: "4*(t%2) + n%4"\n    valid_nibbles: [0x4, 0x8',
+                                   '    chunk_index: "n%4"\n    valid_nibbles: [0x4, 0x8'))},
+     [(LAYOUTS, "  wgmma.sparse.16bit:", "chunk (0, 0) is described 2 times")])
+
+case("regs_formula_wrong_d",
+     "D of f16/f32 accumulators given N/2 registers: wrong for 16-bit D.",
+     {SP: sp_min(('d: {layout: wgmma.d, regs: "N * dbits / 64"}', 'd: {layout: wgmma.d, regs: "N / 2"}'))},
+     [(SP, 'd: {layout: wgmma.d, regs: "N / 2"}', "regs says 4 registers for D of m64n8k32")])
+
+case("regs_formula_wrong_a",
+     "A of sparse tf32 given 2 registers for 4 32-bit elements.",
+     {SP: sp_min(('a: {layout: wgmma.a.k8, regs: "4"}', 'a: {layout: wgmma.a.k8, regs: "2"}'))},
+     [(SP, "wgmma.a.k8", "regs says 2 registers for A of m64n8k16")])
+
+case("fragment_operand_without_layout",
+     "A signature with a D fragment used by a group that gives no layout for D.",
+     {SP: sp_min(('      a: {layout: wgmma.a.k8, regs: "4"}\n      d: {layout: wgmma.d, regs: "N / 2"}\n',
+                  '      a: {layout: wgmma.a.k8, regs: "4"}\n'))},
+     [(SP, ("signature: scalable", 1), "operand 'd' is a fragment of matrix 'd' but group 'tf32' gives no fragment layout")])
+
+case("metadata_without_sparsity",
+     "A sparse signature (metadata, selector) used by a group that names no sparsity.",
+     {SP: sp_min(("    sparsity: wgmma.sparse.tf32\n", ""))},
+     [(SP, ("signature: scalable", 1), "operand 'sp_meta' needs the group to name a sparsity")])
+
+case("operand_listed_twice",
+     "A signature that lists operand `n` twice.",
+     {WAIT: edit_real(WAIT, ("    - {name: n, kind: immediate, values: {min: 0}}",
+                             "    - {name: n, kind: immediate, values: {min: 0}}\n    - {name: n, kind: immediate, values: [0, 1]}"))},
+     [(WAIT, "values: [0, 1]", "operand 'n' listed twice")])
+
+case("fragments_without_types",
+     "A group with a fragment layout but no `types`: there is no element type to size it.",
+     {FENCE: edit_real(FENCE, ("    signature: none", "    signature: none\n    fragments:\n      d: {layout: wgmma.d, regs: \"N / 2\"}"))},
+     [(FENCE, "  - name: fence", "")])
+
+case("sparse_group_without_shape",
+     "A sparse group with fragments but no `shape`: there is no K to halve.",
+     {SP: sp_min(("    shape: {m: [64], n: all, k: [16]}\n", ""))},
+     [(SP, "  - name: tf32", "")])
+
+case("dense_group_without_shape",
+     "A dense group with fragments but no `shape`.",
+     {DENSE: edit_real(DENSE, ("  - name: tf32\n    shape: {m: [64], n: all, k: [8]}\n", "  - name: tf32\n"))},
+     [(DENSE, "  - name: tf32", "shape")])
+
+case("empty_n_range",
+     "An n_set range whose first value exceeds its last: the group using it expands to nothing.",
+     {FAMILY: edit_real(FAMILY, ("  all: {range: [8, 256, 8]}", "  all: {range: [8, 256, 8]}\n  none: {range: [256, 8, 8]}")),
+      SP: sp_min(("shape: {m: [64], n: all, k: [16]}", "shape: {m: [64], n: none, k: [16]}"))},
+     [(FAMILY, "none: {range", "empty")])
+
+# =============================================================================================
+# Duplicates
+
+case("duplicate_variant_two_groups",
+     "Two groups of one instruction expanding to the same opcode.",
+     {FENCE: real(FENCE) + "  - name: fence_again\n    signature: none\n"},
+     [(FENCE, "name: fence_again", "variant wgmma.fence.sync.aligned defined twice (also group 'fence' at line 26)")])
+
+case("duplicate_instruction_file",
+     "Two instruction files define the same instruction name.",
+     {"families/wgmma/fence_copy.yaml": real(FENCE)},
+     [("families/wgmma/fence_copy.yaml", "name: wgmma.fence", "instruction wgmma.fence defined twice")])
+
+case("duplicate_variant_across_files",
+     "A second instruction (another name) whose opcode equals wgmma.fence's.",
+     {"families/wgmma/fence2.yaml": edit_real(FENCE, ("name: wgmma.fence\n", "name: wgmma.fence2\n"))},
+     [("families/wgmma/fence2.yaml", "  - name: fence", "variant wgmma.fence.sync.aligned defined twice")])
+
+case("duplicate_variant_across_files_names_file",
+     "As duplicate_variant_across_files: the message must say in which file the other group is.",
+     {"families/wgmma/fence2.yaml": edit_real(FENCE, ("name: wgmma.fence\n", "name: wgmma.fence2\n"))},
+     [("families/wgmma/fence2.yaml", "  - name: fence", "fence.yaml")])
+
+case("duplicate_ptx_version",
+     "PTX 8.0 listed twice.",
+     {ISA: edit_real(ISA, ('  - {version: "9.5"}\n', '  - {version: "9.5"}\n  - {version: "8.0"}\n'))},
+     [(ISA, ('{version: "8.0"}', 2), "PTX version 8.0 listed twice (first at line 25)")])
+
+case("ptx_version_out_of_order",
+     "PTX 9.6 listed before 9.5.",
+     {ISA: edit_real(ISA, ('  - {version: "9.5"}\n', '  - {version: "9.6"}\n  - {version: "9.5"}\n'))},
+     [(ISA, '{version: "9.5"}', "PTX version 9.5 is out of order")])
+
+case("duplicate_target",
+     "sm_90a listed twice.",
+     {ISA: edit_real(ISA, ('  - {name: sm_100, arch: 100,', '  - {name: sm_90a, arch: 90, suffix: a, family: 9, ptx: "8.0"}\n  - {name: sm_100, arch: 100,'))},
+     [(ISA, ("name: sm_90a", 2), "target sm_90a listed twice")])
+
+case("target_name_mismatch",
+     "sm_86 declared with arch 87.",
+     {ISA: edit_real(ISA, ('{name: sm_86, arch: 86,', '{name: sm_86, arch: 87,'))},
+     [(ISA, "name: sm_86", "target name sm_86 does not match arch 87 and suffix ''")])
+
+case("duplicate_type",
+     "Element type f16 defined twice.",
+     {TYPES: real(TYPES) + "  - {name: f16, register: b32, class: int, bits: 16}\n"},
+     [(TYPES, ("name: f16", 2), "type f16 listed twice")])
+
+case("float_type_without_format",
+     "A float type without its format.",
+     {TYPES: real(TYPES) + "  - {name: f8, register: b32, class: float, bits: 8}\n"},
+     [(TYPES, "name: f8,", "float type f8 needs a format")])
+
+case("duplicate_family",
+     "A second family.yaml defining wgmma.",
+     {"families/wgmma2/family.yaml": real(FAMILY)},
+     [("families/wgmma2/family.yaml", "name: wgmma", "family wgmma defined twice")])
+
+case("duplicate_layout",
+     "An extra layouts file (read after layouts/wgmma.yaml) defines wgmma.d again.",
+     {"layouts/wgmma_extra.yaml": "$schema: ../../schema/layouts.schema.json\nkind: layouts\nfamily: wgmma\n"
+                            "description: A second definition of wgmma.d.\nfragments:\n"
+                            "  wgmma.d:\n    description: D again.\n    rows: 64\n    cols: N\n"
+                            "    elements: N/2\n    row: \"16*(t//32) + (t%32)//4 + 8*((i//2)%2)\"\n"
+                            "    col: \"8*(i//4) + 2*(t%4) + i%2\"\n"},
+     [("layouts/wgmma_extra.yaml", "  wgmma.d:", "layout 'wgmma.d' defined twice")])
+
+case("duplicate_erratum",
+     "Two errata with the same id.",
+     {ERRATA: edit_real(ERRATA, ("  - id: wgmma-aligned-not-enforced", "  - id: wgmma-satfinite-position"))},
+     [(ERRATA, ("id: wgmma-satfinite-position", 2), "erratum wgmma-satfinite-position listed twice")])
+
+# =============================================================================================
+# Formulas
+
+case("formula_import",
+     "A register formula that tries __import__('os').system(...).",
+     {SP: sp_min(('a: {layout: wgmma.a.k8, regs: "4"}', "a: {layout: wgmma.a.k8, regs: \"__import__('os').system('x')\"}"))},
+     [(SP, "__import__", "regs: Call is not allowed")])
+
+case("formula_attribute",
+     "A descriptor encode formula with attribute access.",
+     {SMEM: edit_real(SMEM, ('      width: 3\n      encode: "x"', '      width: 3\n      encode: "x.bit_length"'))},
+     [(SMEM, "x.bit_length", "encode: Attribute is not allowed")])
+
+case("formula_lambda",
+     "The swizzle formula written as a lambda.",
+     {SMEM: edit_line(SMEM, "swizzle", '"lambda a, b: a"')},
+     [(SMEM, "swizzle: \"lambda", "swizzle: Lambda is not allowed")])
+
+case("formula_call_open",
+     "A canonical layout offset that calls open().",
+     {SMEM: edit_line(SMEM, "bit_offset", "\"open('f')\"", nth=2)},
+     [(SMEM, "open(", "bit_offset: Call is not allowed")])
+
+case("formula_string_constant",
+     "An encode formula that is a string literal.",
+     {SMEM: edit_real(SMEM, ('      width: 3\n      encode: "x"', "      width: 3\n      encode: \"'x'\""))},
+     [(SMEM, "encode: \"'x'\"", "encode: constant 'x' is not an integer")])
+
+case("formula_pow_variable_exponent",
+     "`2**N`: exponents must be constants.",
+     {SP: sp_min(('d: {layout: wgmma.d, regs: "N / 2"}', 'd: {layout: wgmma.d, regs: "2**N"}'))},
+     [(SP, "2**N", "regs: '**' needs a constant exponent")])
+
+case("formula_unknown_name",
+     "A register formula using a name that is not defined there.",
+     {SP: sp_min(('d: {layout: wgmma.d, regs: "N * dbits / 64"}', 'd: {layout: wgmma.d, regs: "N * ebits / 64"}'))},
+     [(SP, "ebits", "regs: unknown name 'ebits'")])
+
+case("formula_unknown_name_in_layout",
+     "A layout formula using a name that is not defined there.",
+     {LAYOUTS: edit_real(LAYOUTS, ('    row: "16*(t//32) + (t%32)//4 + 8*(i%2)"', '    row: "16*(t//32) + (t%32)//4 + 8*(j%2)"'))},
+     [(LAYOUTS, "8*(j%2)", "row: unknown name 'j'")])
+
+case("formula_syntax_error",
+     "A register formula that does not parse.",
+     {SP: sp_min(('d: {layout: wgmma.d, regs: "N / 2"}', 'd: {layout: wgmma.d, regs: "N /"}'))},
+     [(SP, 'regs: "N /"', "regs: formula syntax")])
+
+case("formula_too_long",
+     "A 401-character formula.",
+     {SMEM: edit_real(SMEM, ('      width: 3\n      encode: "x"', '      width: 3\n      encode: "x' + " + 0" * 100 + '"'))},
+     [(SMEM, "x + 0 + 0", "encode: formula longer than 400 characters")])
+
+case("formula_constant_too_large",
+     "A constant above 2**40.",
+     {SMEM: edit_real(SMEM, ('      width: 3\n      encode: "x"', '      width: 3\n      encode: "x & 0x1FFFFFFFFFFFF"'))},
+     [(SMEM, "0x1FFFFFFFFFFFF", "encode: constant 562949953421311 is too large")])
+
+case("formula_boolean_operator",
+     "`and` is not an integer operator.",
+     {SMEM: edit_real(SMEM, ('      width: 3\n      encode: "x"', '      width: 3\n      encode: "x and 7"'))},
+     [(SMEM, "x and 7", "encode: BoolOp is not allowed")])
+
+case("formula_division_by_zero_in_layout",
+     "A layout whose element count divides by K - K.",
+     {LAYOUTS: edit_real(LAYOUTS, ("    cols: 8\n    elements: 4\n", '    cols: 8\n    elements: "4 + 0 // (K - K)"\n'))},
+     [(LAYOUTS, "  wgmma.a.k8:", "division by zero")])
+
+case("formula_division_by_zero_in_regs",
+     "A register formula dividing by K - 16, zero for sparse tf32.",
+     {SP: sp_min(('a: {layout: wgmma.a.k8, regs: "4"}', 'a: {layout: wgmma.a.k8, regs: "4 + 0 // (K - 16)"}'))},
+     [(SP, "K - 16", "division by zero")])
+
+case("formula_division_by_zero_per_thread",
+     "A layout column formula with a per-thread division by zero hidden behind 0*: numpy floor "
+     "division by zero yields 0 with a warning instead of an error.",
+     {LAYOUTS: edit_real(LAYOUTS, ('col: "t%4 + 4*(i//2)"', 'col: "t%4 + 4*(i//2) + 0*(t // (K - K))"'))},
+     [(LAYOUTS, "  wgmma.a.k8:", "division by zero")])
+
+case("formula_division_by_zero_never_evaluated",
+     "A descriptor encode formula that always divides by zero.",
+     {SMEM: edit_real(SMEM, ('      width: 3\n      encode: "x"', '      width: 3\n      encode: "x // 0"'))},
+     [(SMEM, "x // 0", "division by zero")])
+
+case("formula_negative_shift",
+     "A register formula with a negative shift count.",
+     {SP: sp_min(('a: {layout: wgmma.a.k8, regs: "4"}', 'a: {layout: wgmma.a.k8, regs: "4 >> (K - 17)"}'))},
+     [(SP, "K - 17", "")])
+
+case("formula_int_overflow_in_layout",
+     "A layout formula whose constant overflows int64 when applied to the thread index array.",
+     {LAYOUTS: edit_real(LAYOUTS, ('col: "t%4 + 4*(i//2)"', 'col: "t%4 + 4*(i//2) + 0*(t * 2**64)"'))},
+     [(LAYOUTS, "  wgmma.a.k8:", "")])
+
+case("formula_negative_element_count",
+     "A layout with -1 elements per thread.",
+     {LAYOUTS: edit_real(LAYOUTS, ("    cols: 8\n    elements: 4\n", "    cols: 8\n    elements: -1\n"))},
+     [(LAYOUTS, "  wgmma.a.k8:", "")])
+
+case("formula_huge_element_count",
+     "A layout with 2**40 elements per thread.",
+     {LAYOUTS: edit_real(LAYOUTS, ("    cols: 8\n    elements: 4\n", '    cols: 8\n    elements: "2**40"\n'))},
+     [(LAYOUTS, "  wgmma.a.k8:", "")], isolate=True)
+
+case("formula_power_tower",
+     "A 38-character register formula that evaluates to a 2**(40*64**5)-sized integer.",
+     {SP: sp_min(('a: {layout: wgmma.a.k8, regs: "4"}', 'a: {layout: wgmma.a.k8, regs: "((((((2**40)**64)**64)**64)**64)**64)"}'))},
+     [(SP, "2**40", "")],
+     isolate=True)
+
+case("sparsity_division_by_zero",
+     "A sparsity `contributes` formula that divides by K - 32 (zero for f16 m64nNk32).",
+     {LAYOUTS: edit_real(LAYOUTS, ('    contributes: "(t%4)//2 == sel"\n    row: "16*(t//32) + (t%32)//4 + 8*(n//4)"\n    chunk_index: "4*(t%2) + n%4"\n    valid_nibbles: [0x4, 0x8',
+                                   '    contributes: "(t%4)//2 == sel // (K - 32)"\n    row: "16*(t//32) + (t%32)//4 + 8*(n//4)"\n    chunk_index: "4*(t%2) + n%4"\n    valid_nibbles: [0x4, 0x8'))},
+     [(LAYOUTS, "  wgmma.sparse.16bit:", "division by zero")])
+
+# =============================================================================================
+# Opcode templates, refinements, errata, smem, target sets
+
+case("opcode_unknown_placeholder",
+     "An opcode template with a misspelt placeholder.",
+     {FENCE: edit_real(FENCE, ('opcode: "wgmma.fence.sync.aligned"', 'opcode: "wgmma.fence.sync.aligned{satfinte}"'))},
+     [(FENCE, "opcode:", "unknown opcode placeholder {satfinte} (did you mean 'satfinite'?)")])
+
+case("opcode_unbalanced_brace",
+     "An opcode template with an unclosed `{`.",
+     {FENCE: edit_real(FENCE, ('opcode: "wgmma.fence.sync.aligned"', 'opcode: "wgmma.fence.sync.aligned{m"'))},
+     [(FENCE, "opcode:", "malformed placeholder in opcode template")])
+
+case("refinement_matches_nothing",
+     "A refinement whose `when` matches no variant of the instruction.",
+     {SP: sp_min(('requires:\n  - {ptx: "8.2", targets: sm_90a}\n',
+                  'requires:\n  - {ptx: "8.2", targets: sm_90a}\nrefinements:\n'
+                  '  - when: {atype: tf32, k: 8}\n    requires: {ptx: "8.4"}\n'
+                  '    why: "tf32 at K=8 is dense only."\n'))},
+     [(SP, "  - when: {atype: tf32, k: 8}", "refinement matches no variant")])
+
+case("refinement_cascade_after_unknown_type",
+     "An unknown type in the integer group: the one real problem must not make the group's "
+     "refinements report that they match nothing.",
+     {SP: edit_real(SP, ("types: {atype: [s8, u8], btype: [s8, u8], dtype: [s32]}", "types: {atype: [s8, u8], btype: [s8, u8], dtype: [s33]}"))},
+     [(SP, "dtype: [s33]", "unknown type 's33' (did you mean 's32'?)")])
+
+case("errata_cascade_after_bad_group",
+     "An unknown layout in dense f16: the one real problem must not also fail the errata that "
+     "cite dense f16 opcodes.",
+     {DENSE: edit_real(DENSE, ('  - name: f16\n    shape: {m: [64], n: all, k: [16]}\n    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}\n    forms: [reg, desc]\n    signature: transposable\n    fragments:\n      a: {layout: wgmma.a.k16, regs: "4"}',
+                               '  - name: f16\n    shape: {m: [64], n: all, k: [16]}\n    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}\n    forms: [reg, desc]\n    signature: transposable\n    fragments:\n      a: {layout: wgmma.a.k61, regs: "4"}'))},
+     [(DENSE, "wgmma.a.k61", "unknown layout 'wgmma.a.k61'")])
+
+case("erratum_present_not_in_database",
+     "An erratum lists as present an opcode the database does not have.",
+     {ERRATA: edit_real(ERRATA, ("        - wgmma.mma_async.sync.aligned.m64n240k32.s32.s8.s8",
+                                 "        - wgmma.mma_async.sync.aligned.m64n264k32.s32.s8.s8"))},
+     [(ERRATA, "m64n264k32", "erratum wgmma-integer-n-list: wgmma.mma_async.sync.aligned.m64n264k32.s32.s8.s8 is not a variant")])
+
+case("erratum_absent_in_database",
+     "An erratum lists as absent an opcode the database has.",
+     {ERRATA: edit_real(ERRATA, ("        - wgmma.mma_async.sync.aligned.m648176k16.f32.f16.f16",
+                                 "        - wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16"))},
+     [(ERRATA, ("- wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16", 2),
+       "is a variant of the spec, but the evidence lists it as absent")])
+
+case("descriptor_fields_overlap",
+     "base_offset moved to bit 45, inside stride_byte_offset (bits 32-45).",
+     {SMEM: edit_real(SMEM, ("      lsb: 49\n", "      lsb: 45\n"))},
+     [(SMEM, "    - name: base_offset", "field base_offset overlaps another field")])
+
+case("descriptor_field_past_bit_63",
+     "The swizzle field widened to 4 bits at bit 62.",
+     {SMEM: edit_real(SMEM, ("      lsb: 62\n      width: 2\n", "      lsb: 62\n      width: 4\n"))},
+     [(SMEM, "    - name: swizzle", "field swizzle runs past bit 63")])
+
+case("swizzle_codes_shared",
+     "Two swizzle modes with code 1.",
+     {SMEM: edit_real(SMEM, ("{name: 64B, code: 2,", "{name: 64B, code: 1,"))},
+     [(SMEM, "swizzle_modes:", "two swizzle modes share a code")])
+
+case("target_set_empty",
+     "`requires` whose target set is an empty intersection.",
+     {COMMIT: edit_real(COMMIT, ('{ptx: "8.0", targets: sm_90a}', '{ptx: "8.0", targets: {all_of: [sm_90a, sm_100a]}}'))},
+     [(COMMIT, "all_of", "target set is empty")])
+
+
+# =============================================================================================
+# Several problems at once: every one is reported, not just the first
+
+case("several_files_read_level",
+     "A tab in one file, an ambiguous boolean in a second and an unknown key in a third.",
+     {FENCE: edit_real(FENCE, ("\n    signature: none", "\n\tsignature: none")),
+      TYPES: edit_real(TYPES, ("{name: s8, register: b32, class: int, bits: 8, signed: true}",
+                               "{name: s8, register: b32, class: int, bits: 8, signed: yes}")),
+      COMMIT: edit_real(COMMIT, ("groups:\n  - name: commit_group\n", "groups:\n  - name: commit_group\n    descripton: x\n"))},
+     [(FENCE, "\tsignature: none", "YAML syntax:"),
+      (TYPES, "signed: yes", "ambiguous scalar 'yes'"),
+      (COMMIT, "descripton: x", "unknown key 'descripton' (did you mean 'description'?)")])
+
+case("several_files_model_level",
+     "An unknown target, overlapping descriptor fields and a missing erratum opcode, in three files.",
+     {COMMIT: edit_real(COMMIT, ("targets: sm_90a}", "targets: sm_91a}")),
+      SMEM: edit_real(SMEM, ("      lsb: 49\n", "      lsb: 45\n")),
+      ERRATA: edit_real(ERRATA, ("        - wgmma.mma_async.sync.aligned.m64n240k32.s32.s8.s8",
+                                 "        - wgmma.mma_async.sync.aligned.m64n264k32.s32.s8.s8"))},
+     [(COMMIT, "targets: sm_91a", "unknown target 'sm_91a'"),
+      (SMEM, "    - name: base_offset", "field base_offset overlaps another field"),
+      (ERRATA, "m64n264k32", "is not a variant of the spec")])
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--check"]:
+        names = stale()
+        print("\n".join(f"stale: {n}" for n in names) or "all cases up to date")
+        sys.exit(1 if names else 0)
+    write()

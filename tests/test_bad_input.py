@@ -1,0 +1,386 @@
+"""Broken spec trees must give the right one-line errors, never a traceback or silence.
+
+Each directory under tests/bad_specs/ is one case. Its files overlay a copy of the real `spec/`
+tree (same relative paths; they replace or add files); its `case.yaml` is not part of the
+overlay and says:
+
+    description: what is broken
+    delete: [relative paths removed from the copy]          # optional
+    expect:                                                  # every problem the loader must report
+      - {file: relative/path.yaml, line: N, message: "substring", col: C}   # col optional
+    xfail: "why the loader gets it wrong today"              # optional: a known loader bug
+    isolate: true                                            # optional: load in a resource-limited
+                                                             # subprocess (the case may exhaust memory)
+
+`file: .` names the spec directory itself. A case passes when `ptxspec.load` raises SpecError
+whose problems include every expected one (same file and line, col when given, message
+containing the substring) and no problem at any other (file, line). An `xfail` case is a loader
+bug: it is reported as xfailed while the loader is wrong, and fails once the loader is right so
+that its `xfail` gets removed.
+
+The case files are written by tests/bad_specs/generate.py from the current spec/ (each defect is
+a text replacement on a real file, each expected line found by a marker); rerun it when spec/
+changes - test_cases_match_the_current_spec fails until then.
+
+When `ptxspec.cli` has a `main`, `ptxspec --spec TREE validate` must exit 1 and print only
+`path:line:col: error: message` lines naming the same problems, and `build --out DIR` on a bad
+tree must leave DIR byte-for-byte as it was.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import yaml
+
+import ptxspec
+
+HERE = Path(__file__).resolve().parent
+CASES_DIR = HERE / "bad_specs"
+REPO = HERE.parent
+REAL_SPEC = REPO / "spec"
+CASE_KEYS = {"description", "delete", "expect", "xfail", "isolate"}
+EXPECT_KEYS = {"file", "line", "col", "message"}
+LINE_RE = re.compile(r"^([^:]+):(\d+):(\d+): error: (.+)$")
+SUBPROCESS_TIMEOUT = 120
+ISOLATED_TIMEOUT = 10
+ISOLATED_MEMORY = 1 << 30  # address-space limit for isolated cases, bytes
+
+
+def _case_names() -> list[str]:
+    return sorted(p.name for p in CASES_DIR.iterdir() if (p / "case.yaml").is_file())
+
+
+CASE_NAMES = _case_names()
+
+
+def _meta(name: str) -> dict:
+    with open(CASES_DIR / name / "case.yaml", encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
+def _make_tree(name: str, dest: Path) -> Path:
+    """Copy the real spec to dest/spec, apply the case's deletions and overlay; return the root."""
+    case = CASES_DIR / name
+    meta = _meta(name)
+    root = dest / "spec"
+    shutil.copytree(REAL_SPEC, root)
+    for rel in meta.get("delete") or []:
+        target = root / rel
+        assert target.exists(), f"{name}: delete names {rel}, which the real spec does not have"
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+    for src in sorted(case.rglob("*")):
+        rel = src.relative_to(case)
+        if src.is_file() and rel.as_posix() != "case.yaml":
+            dst = root / rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
+    return root
+
+
+def _rel(path: str, root: Path) -> str:
+    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    return Path(rel).as_posix()
+
+
+# -- loading ----------------------------------------------------------------------------------
+
+_ISOLATED_LOADER = r"""
+import json, sys
+import ptxspec
+try:
+    ptxspec.load(sys.argv[1])
+except ptxspec.SpecError as exc:
+    out = {"problems": [[p.pos.path, p.pos.line, p.pos.col, p.message] for p in exc.problems]}
+except BaseException as exc:
+    out = {"crash": f"{type(exc).__name__}: {exc}"[:500]}
+else:
+    out = {"problems": []}
+print(json.dumps(out))
+"""
+
+
+def _limit_memory():  # pragma: no cover - runs in the child
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (ISOLATED_MEMORY, ISOLATED_MEMORY))
+
+
+def _child_env() -> dict:
+    env = dict(os.environ)
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = "1"
+    env["PYTHONWARNINGS"] = "ignore"
+    return env
+
+
+def _load(root: Path, isolate: bool):
+    """(problems as (file, line, col, message), crash description or None)."""
+    if isolate:
+        try:
+            proc = subprocess.run([sys.executable, "-c", _ISOLATED_LOADER, str(root)], capture_output=True,
+                                  text=True, timeout=ISOLATED_TIMEOUT, env=_child_env(),
+                                  preexec_fn=_limit_memory if os.name == "posix" else None)
+        except subprocess.TimeoutExpired:
+            return [], f"loading took more than {ISOLATED_TIMEOUT}s"
+        try:
+            out = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (IndexError, ValueError):
+            return [], f"loader subprocess died (exit {proc.returncode}): {proc.stderr[-500:]}"
+        if "crash" in out:
+            return [], out["crash"]
+        return [(_rel(p, root), line, col, msg) for p, line, col, msg in out["problems"]], None
+    try:
+        ptxspec.load(root)
+    except ptxspec.SpecError as exc:
+        return [(_rel(p.pos.path, root), p.pos.line, p.pos.col, p.message) for p in exc.problems], None
+    except Exception as exc:  # a crash is a finding, reported like a failed expectation
+        return [], f"{type(exc).__name__}: {str(exc)[:500]}"
+    return [], None
+
+
+def _mismatches(expect: list[dict], problems: list[tuple], crash: str | None) -> list[str]:
+    if crash:
+        return [f"the loader crashed instead of reporting problems: {crash}"]
+    if not problems:
+        return ["the loader accepted the tree (no SpecError)"]
+    out = []
+    for e in expect:
+        hit = [p for p in problems if p[0] == e["file"] and p[1] == e["line"]
+               and ("col" not in e or p[2] == e["col"]) and e["message"] in p[3]]
+        if not hit:
+            where = f"{e['file']}:{e['line']}" + (f":{e['col']}" if "col" in e else "")
+            out.append(f"missing: {where}: ...{e['message']}...")
+    wanted = {(e["file"], e["line"]) for e in expect}
+    for p in problems:
+        if (p[0], p[1]) not in wanted:
+            out.append(f"unexpected: {p[0]}:{p[1]}:{p[2]}: {p[3]}")
+    return out
+
+
+def _report(name: str, meta: dict, problems, crash, mismatches: list[str]) -> str:
+    got = "\n".join(f"    {f}:{l}:{c}: error: {m}" for f, l, c, m in problems) or "    (none)"
+    return (f"case {name}: {meta['description']}\n  " + "\n  ".join(mismatches)
+            + f"\n  reported:\n{got}" + (f"\n  crash: {crash}" if crash else ""))
+
+
+def _settle(meta: dict, message: str | None, strict: bool = True) -> None:
+    """Pass, fail or xfail a check according to the case's `xfail`."""
+    reason = meta.get("xfail")
+    if message is None:
+        if reason and strict:
+            pytest.fail(f"XPASS: the case now gives the expected problems; remove its xfail ({reason})")
+        return
+    if reason:
+        pytest.xfail(f"{reason}\n{message}")
+    pytest.fail(message)
+
+
+# -- the corpus itself --------------------------------------------------------------------------
+
+def test_corpus_is_large_enough():
+    assert len(CASE_NAMES) >= 45, CASE_NAMES
+
+
+def test_cases_match_the_current_spec():
+    """Each overlay is a copy of a real file with one defect; when the real file changes the copy
+    must follow, or the case breaks the rest of the tree in ways it does not expect."""
+    spec = importlib.util.spec_from_file_location("bad_specs_generate", CASES_DIR / "generate.py")
+    gen = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(gen)
+        stale = gen.stale()
+    except Exception as exc:  # an edit's anchor text is gone from the real file
+        pytest.fail(f"tests/bad_specs/generate.py no longer applies to spec/: {type(exc).__name__}: {exc}; "
+                    "update its edits")
+    assert not stale, (f"cases out of date with spec/: {', '.join(stale)}; "
+                       "run `python tests/bad_specs/generate.py`")
+
+
+def test_real_spec_is_valid():
+    """Every case assumes the rest of the tree is valid: the unmodified spec must load."""
+    ptxspec.load(REAL_SPEC)
+
+
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_case_file_is_well_formed(name):
+    meta = _meta(name)
+    assert isinstance(meta, dict) and set(meta) <= CASE_KEYS, f"{name}: keys {sorted(meta)}"
+    assert isinstance(meta.get("description"), str) and meta["description"].strip()
+    assert isinstance(meta.get("expect"), list) and meta["expect"], f"{name}: needs at least one expected problem"
+    for e in meta["expect"]:
+        assert set(e) <= EXPECT_KEYS and {"file", "line", "message"} <= set(e), f"{name}: {e}"
+        assert isinstance(e["line"], int) and e["line"] >= 1 and isinstance(e["message"], str), f"{name}: {e}"
+        if e["file"] != ".":
+            overlay = CASES_DIR / name / e["file"]
+            assert overlay.is_file() or (REAL_SPEC / e["file"]).is_file(), f"{name}: no file {e['file']}"
+    overlay = [p for p in (CASES_DIR / name).rglob("*") if p.is_file() and p.name != "case.yaml"]
+    assert overlay or meta.get("delete"), f"{name}: overlays nothing and deletes nothing"
+
+
+# -- the loader ---------------------------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy division by zero in bad formulas
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_load_reports_expected_problems(name, tmp_path):
+    meta = _meta(name)
+    root = _make_tree(name, tmp_path)
+    problems, crash = _load(root, bool(meta.get("isolate")))
+    mismatches = _mismatches(meta["expect"], problems, crash)
+    _settle(meta, _report(name, meta, problems, crash, mismatches) if mismatches else None)
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+def _cli_command() -> list[str] | None:
+    """How to run the CLI, or None while ptxspec.cli has no main."""
+    try:
+        cli = importlib.import_module("ptxspec.cli")
+    except ImportError:
+        return None
+    if not callable(getattr(cli, "main", None)):
+        return None
+    if importlib.util.find_spec("ptxspec.__main__") is not None:
+        return [sys.executable, "-m", "ptxspec"]
+    # No __main__ yet: call main() exactly as the `ptxspec` console script does.
+    return [sys.executable, "-c", "import sys; from ptxspec.cli import main; sys.argv[0] = 'ptxspec'; sys.exit(main())"]
+
+
+def _need_cli() -> list[str]:
+    cmd = _cli_command()
+    if cmd is None:
+        pytest.skip("ptxspec.cli has no main() yet")
+    return cmd
+
+
+def _run_cli(cmd: list[str], args: list[str], cwd: Path, isolate: bool = False) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(cmd + args, cwd=cwd, capture_output=True, text=True, errors="replace",
+                              timeout=ISOLATED_TIMEOUT if isolate else SUBPROCESS_TIMEOUT, env=_child_env(),
+                              preexec_fn=_limit_memory if isolate and os.name == "posix" else None)
+    except subprocess.TimeoutExpired as exc:
+        return subprocess.CompletedProcess(exc.cmd, -1, "", f"timed out after {exc.timeout}s")
+
+
+def _cli_problems(output: str, cwd: Path, root: Path) -> tuple[list[tuple], list[str]]:
+    """Parse CLI output; (problems as (file, line, col, message), lines that break the format)."""
+    problems, bad = [], []
+    for line in output.splitlines():
+        m = LINE_RE.match(line)
+        if not m:
+            bad.append(line)
+            continue
+        path = m.group(1)
+        full = path if os.path.isabs(path) else os.path.join(cwd, path)
+        problems.append((_rel(full, root), int(m.group(2)), int(m.group(3)), m.group(4)))
+    return problems, bad
+
+
+@pytest.fixture(scope="session")
+def validate_runs(request, tmp_path_factory):
+    """`ptxspec --spec TREE validate` for every selected case, run in parallel up front (each run
+    is a fresh interpreter, so running them one by one would dominate the test time)."""
+    cmd = _cli_command()
+    if cmd is None:
+        return {}
+    names = sorted({item.callspec.params["name"] for item in request.session.items
+                    if getattr(item, "originalname", None) == "test_cli_validate"})
+    base = tmp_path_factory.mktemp("cli_validate")
+
+    def run(name):
+        cwd = base / name
+        cwd.mkdir()
+        root = _make_tree(name, cwd)
+        isolate = bool(_meta(name).get("isolate"))
+        return name, (cwd, root, _run_cli(cmd, ["--spec", str(root), "validate"], cwd=cwd, isolate=isolate))
+
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1)) as pool:
+        return dict(pool.map(run, names))
+
+
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_cli_validate(name, validate_runs):
+    _need_cli()
+    meta = _meta(name)
+    cwd, root, proc = validate_runs[name]
+    output = proc.stdout + proc.stderr
+    problems, bad = _cli_problems(output, cwd, root)
+    issues = []
+    if proc.returncode != 1:
+        issues.append(f"exit status {proc.returncode}, expected 1")
+    if "Traceback" in output:
+        issues.append("output contains a traceback")
+    if bad:
+        issues.append("lines not of the form path:line:col: error: message:\n      "
+                      + "\n      ".join(repr(b) for b in bad[:20]))
+    if not issues:
+        issues += _mismatches(meta["expect"], problems, None)
+    message = None
+    if issues:
+        message = (f"case {name}: ptxspec --spec TREE validate\n  " + "\n  ".join(issues)
+                   + "\n  output:\n    " + "\n    ".join(output.splitlines()[-40:]))
+    # The CLI check is the loader check plus formatting, so a loader bug may or may not show here.
+    _settle(meta, message, strict=False)
+
+
+def _snapshot(root: Path) -> dict:
+    """Every file and directory under root: relative path -> bytes (None for directories)."""
+    snap = {}
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root).as_posix()
+        snap[rel] = None if p.is_dir() and not p.is_symlink() else p.read_bytes()
+    return snap
+
+
+def _populate(out: Path) -> None:
+    (out / "sub" / "deeper").mkdir(parents=True)
+    (out / "README.txt").write_bytes(b"hand-written; must survive a failed build\n")
+    (out / "variants.json").write_bytes(b'{"stale": true}\n')
+    (out / "sub" / "old.h").write_bytes(b"// old header\n#define X 1\n")
+    (out / "sub" / "deeper" / "blob.bin").write_bytes(bytes(range(256)))
+    (out / "empty.txt").write_bytes(b"")
+
+
+BUILD_CASES = ["yaml_tab_indent", "unknown_key_fragmnets", "fragment_two_elements_one_cell",
+               "erratum_present_not_in_database", "missing_types_file"]
+
+
+@pytest.mark.parametrize("check", [False, True], ids=["build", "build-check"])
+@pytest.mark.parametrize("name", BUILD_CASES)
+def test_cli_build_leaves_output_untouched(name, check, tmp_path):
+    cmd = _need_cli()
+    assert name in CASE_NAMES and not _meta(name).get("xfail"), name
+    root = _make_tree(name, tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    _populate(out)
+    before = _snapshot(out)
+    args = ["--spec", str(root), "build", "--out", str(out)] + (["--check"] if check else [])
+    proc = _run_cli(cmd, args, cwd=tmp_path)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1, f"exit status {proc.returncode}\n{output}"
+    assert "Traceback" not in output, output
+    assert _snapshot(out) == before, f"build on a bad tree changed {out}\n{output}"
+    problems, bad = _cli_problems(output, tmp_path, root)
+    assert not bad, f"lines not of the form path:line:col: error: message: {bad}"
+    assert not _mismatches(_meta(name)["expect"], problems, None), output
+
+
+@pytest.mark.parametrize("name", BUILD_CASES[:2])
+def test_cli_build_does_not_create_missing_output(name, tmp_path):
+    cmd = _need_cli()
+    root = _make_tree(name, tmp_path)
+    out = tmp_path / "not" / "there"
+    proc = _run_cli(cmd, ["--spec", str(root), "build", "--out", str(out)], cwd=tmp_path)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1, f"exit status {proc.returncode}\n{output}"
+    assert "Traceback" not in output, output
+    assert not (tmp_path / "not").exists(), f"build on a bad tree created {out}"
