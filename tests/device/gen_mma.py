@@ -2,10 +2,12 @@
 
     python3 tests/device/gen_mma.py            # writes tests/device/build/mma/
     python3 tests/device/gen_mma.py --quick    # a handful of variants, to try the flow
+    python3 tests/device/gen_mma.py --campaign sp   # every mma.sp: writes tests/device/build/mma-sp/
 
 The variants are every warp-level mma of the spec that sm_90a can run
-(`v.family == "mma" and "sm_90a" in v.targets`): rerun after the spec grows and new variants are
-picked up. One kernel per variant (and per value of any selector immediate); a case is one warp
+(`v.family == "mma" and v.instruction == "mma" and "sm_90a" in v.targets`; with `--campaign sp`
+the `mma.sp` ones, cases by plan_sp_cases): rerun after the spec grows and new variants are
+picked up. The dense campaign is unchanged by the sparse one (same kernels, seeds and bytes). One kernel per variant (and per value of any selector immediate); a case is one warp
 (one block of 32 threads), so one launch runs all cases of a kernel. The asm statement of each
 kernel is built from the variant's operand list: register counts from the model, constraint
 letters from the operand's PTX register type (CONSTRAINT below).
@@ -35,6 +37,7 @@ from mma_harness import THREADS, Case, Draw  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 BUILD = HERE / "build" / "mma"
+BUILD_SP = HERE / "build" / "mma-sp"
 SEED = 20261122_0009
 TARGET = "sm_90a"
 PARTS = 4
@@ -45,8 +48,9 @@ CONSTRAINT = {"f32": ("f", "float"), "f64": ("d", "double"), "b32": ("r", "uint3
               "u64": ("l", "uint64_t")}
 
 
-def select_variants(spec, quick: bool = False) -> list:
-    vs = [v for v in spec.variants if v.family == "mma" and TARGET in v.targets]
+def select_variants(spec, quick: bool = False, instruction: str = "mma") -> list:
+    """The sm_90a variants of one instruction of the mma family: `mma` (dense) or `mma.sp`."""
+    vs = [v for v in spec.variants if v.family == "mma" and v.instruction == instruction and TARGET in v.targets]
     if quick:
         seen, out = set(), []
         for v in vs:
@@ -58,9 +62,9 @@ def select_variants(spec, quick: bool = False) -> list:
     return vs
 
 
-def plan_kernels(spec, quick: bool = False) -> list[dict]:
+def plan_kernels(spec, quick: bool = False, instruction: str = "mma") -> list[dict]:
     ks = []
-    for v in select_variants(spec, quick):
+    for v in select_variants(spec, quick, instruction):
         axes = []
         for o in v.operands:
             if o.kind == "selector":
@@ -317,18 +321,171 @@ def plan_cases(spec, kernels: list[dict], random_cases: int = 6) -> tuple[list[C
 
 
 # ---------------------------------------------------------------------------------------------
+# mma.sp (tests/device/campaigns/2026-11-22-mma-sp.md)
+
+SEED_SP = 20261122_0117
+UNIFORM = (0x4, 0xE)  # metadata nibbles used in every slot of every thread by the uniform directed cases
+
+
+def meta_alphabets(spec, v) -> list[str]:
+    """The metadata alphabets of a variant's random cases: ordered nibbles for .sp::ordered_metadata;
+    plain .sp alternates the ordered ones and all valid nibbles (the unordered included)."""
+    sp = v.sparsity
+    ordered = f"meta-ordered:{sp.name}"
+    if "ordered" in v.qualifiers.get("spvariant", "") or \
+            len(H.alphabet(spec, ordered)) == len(sp.valid_nibbles):
+        return [ordered]
+    return [ordered, f"meta:{sp.name}"]
+
+
+def probe_metadata(spec, v, alpha_name: str, group: int) -> np.ndarray:
+    """(THREADS, 1) metadata words of probe group r: nibble n of thread t is alphabet[digit r of 8t + n]
+    (base = alphabet size), so the nibbles a chunk is expanded with over the groups name its slot."""
+    alpha = H.alphabet(spec, alpha_name)
+    nb = len(alpha)
+    slot = np.arange(THREADS)[:, None] * 8 + np.arange(8)[None, :]
+    digit = (slot // nb ** group) % nb
+    nib = np.asarray(alpha, np.uint64)[digit]
+    words = (nib << (np.arange(8, dtype=np.uint64) * np.uint64(4))[None, :]).sum(axis=1, dtype=np.uint64)
+    return words.astype(np.uint32).reshape(THREADS, 1)
+
+
+def probe_groups(spec, alpha_name: str) -> int:
+    nb = len(H.alphabet(spec, alpha_name))
+    r = 1
+    while nb ** r < THREADS * 8:
+        r += 1
+    return r
+
+
+def distinct_pairs_seed(spec, v, seed: int, bits: int, codes: tuple) -> int:
+    """The first of seed, seed + 2**40, ... whose packed A (as the spec reads it) has the kept elements
+    of every chunk distinct, so that each can be found by value in the dense A the hardware builds."""
+    ke = H.sparse_mod.geometry(v)["kept_elements"]
+    words = H.operand_words(v, "a")
+    for j in range(1000):
+        s = seed + (j << 40)
+        regs = Draw(s, bits, 0, "", codes).materialize(words)
+        packed = v.unpack("a", H.regs_of(v, "a", regs))
+        p = packed.reshape(v.m, -1, ke)
+        if ke == 1 or all((p[..., x] != p[..., y]).all() for x in range(ke) for y in range(x + 1, ke)):
+            return s
+    raise RuntimeError(f"{v.id}: no seed with distinct pairs")
+
+
+def plan_sp_cases(spec, kernels: list[dict], random_cases: int = 6, heldout_cases: int = 4,
+                  seed0: int = SEED_SP) -> tuple[list[Case], dict]:
+    """Cases of the mma.sp campaign, per kernel (variant + selector):
+
+    random     set 1 (`random_cases`) and a held-out set 2 (`heldout_cases`, other seeds): A (packed),
+               B, C and the metadata register of every thread drawn by the hash (random valid nibbles
+               per chunk; ordered ones for ::ordered_metadata, plain .sp alternating ordered and all
+               twelve); tf32 every other case with random low 13 bits. Spec-independent.
+    satfinite  integers: C within 512 of the s32 limits.
+    b-onehot   metadata uniform (the same nibble, 0x4 or 0xE by shift, in every slot of every thread, so
+               the expansion does not depend on the metadata map), B a selection matrix (K/8 shifts), A
+               every code, C = 0: D[m, n] = dense A[m, k(n)] shows the packed A map and B.
+    a-onehot   metadata uniform, packed A a selection matrix (row m picks packed column (m + 16 s)
+               mod K/2), B every code, C = 0: D[m, n] = B[k(m), n] shows B's map.
+    meta-probe groups of K/8 b-onehot cases sharing A (nonzero codes) and a coded metadata register
+               (probe_metadata): the dense A read back per group gives each chunk's nibble, and the
+               groups' nibbles name the (thread, nibble) slot that governs the chunk.
+    c-pass     B = 0: D = C.
+    """
+    b = _Builder(spec)
+    for t in sorted({x for k in kernels for x in (spec.variant(k["variant"]).atype, spec.variant(k["variant"]).btype)}):
+        ONE[t] = b.alpha(f"one:{t}")[0]
+    for k in kernels:
+        v = spec.variant(k["variant"])
+        abits, bbits, cbits = (spec.types[t].bits for t in (v.atype, v.btype, v.ctype))
+        isint = spec.types[v.dtype].cls != "float"
+        base = seed0 + 1_000_003 * k["id"]
+        geo = H.sparse_mod.geometry(v)
+        metas = meta_alphabets(spec, v)
+        kp = geo["packed_cols"]
+
+        def seed(i, op):
+            return base + 64 * i + op
+
+        def uniform(nib):
+            return np.full((THREADS, 1), nib * 0x11111111, np.uint32)
+
+        i = 0
+        for r in range(random_cases + heldout_cases):
+            junk = r % 2 == 1 and "tf32" in (v.atype, v.btype)
+            ma = metas[r % len(metas)]
+            d = {"a": b.draw(seed(i, 0), abits, _ab_alphabet(spec, v.atype, False), 0x1FFF if junk else 0),
+                 "b": b.draw(seed(i, 1), bbits, _ab_alphabet(spec, v.btype, False), 0x1FFF if junk else 0),
+                 "c": b.draw(seed(i, 2), cbits, _c_alphabet(spec, v.ctype)),
+                 "meta": b.draw(seed(i, 3), geo["nibble_bits"], ma)}
+            note = ("set 1" if r < random_cases else "set 2 (held out)") + f", metadata {ma.split(':')[0]}" + \
+                (", tf32 low bits random" if junk else "")
+            b.add(k, "random", note, d)
+            i += 1
+        if isint:
+            for r in range(2):
+                ma = metas[r % len(metas)]
+                d = {"a": b.draw(seed(i, 0), abits, _ab_alphabet(spec, v.atype, False)),
+                     "b": b.draw(seed(i, 1), bbits, _ab_alphabet(spec, v.btype, False)),
+                     "c": b.draw(seed(i, 2), cbits, "sat:s32"),
+                     "meta": b.draw(seed(i, 3), geo["nibble_bits"], ma)}
+                b.add(k, "satfinite", "C within 512 of the s32 limits (" + ("clamps" if v.satfinite else "wraps")
+                      + f"), metadata {ma.split(':')[0]}", d)
+                i += 1
+        for s in range(v.k // v.n):  # every packed element shows, in its chunk's units 0-1 or 2-3
+            nib = UNIFORM[s % 2]
+            d = {"a": b.draw(seed(i, 0), abits, _ab_alphabet(spec, v.atype, True))}
+            b.add(k, "b-onehot", f"metadata {nib:#x} everywhere; B[k, n] = 1 iff k = (n + {v.n}*{s}) mod {v.k}",
+                  d, {"b": H.words_of(v.pack("b", _onehot(v, "b", s))), "meta": uniform(nib)})
+            i += 1
+        for nib in UNIFORM:
+            for s in range(-(-kp // v.m)):
+                one = np.zeros((v.m, kp), np.uint64)
+                m = np.arange(v.m)
+                one[m, (m + v.m * s) % kp] = ONE[v.atype]
+                d = {"b": b.draw(seed(i, 1), bbits, _ab_alphabet(spec, v.btype, True))}
+                b.add(k, "a-onehot", f"metadata {nib:#x} everywhere; packed A[m, j] = 1 iff j = (m + {v.m}*{s}) "
+                      f"mod {kp}", d, {"a": H.words_of(v.pack("a", one)), "meta": uniform(nib)})
+                i += 1
+        ma = metas[-1]
+        for g in range(probe_groups(spec, ma)):
+            gseed = distinct_pairs_seed(spec, v, seed(i, 0), abits, b.alpha(f"anynz:{v.atype}"))
+            meta = probe_metadata(spec, v, ma, g)
+            for s in range(v.k // v.n):
+                d = {"a": b.draw(gseed, abits, f"anynz:{v.atype}")}
+                b.add(k, "meta-probe", f"group {g} ({ma.split(':')[0]} digit {g} of 8t+n); "
+                      f"B[k, n] = 1 iff k = (n + {v.n}*{s}) mod {v.k}", d,
+                      {"b": H.words_of(v.pack("b", _onehot(v, "b", s))), "meta": meta})
+                i += 1
+        cname = "sat:s32" if isint else f"anyn:{v.ctype}"
+        d = {"a": b.draw(seed(i, 0), abits, _ab_alphabet(spec, v.atype, False)),
+             "c": b.draw(seed(i, 2), cbits, cname),
+             "meta": b.draw(seed(i, 3), geo["nibble_bits"], metas[0])}
+        b.add(k, "c-pass", "B = 0: D = C", d, {"b": np.zeros((THREADS, H.operand_words(v, "b")), np.uint32)})
+        i += 1
+    return b.cases, b.alphabets
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=BUILD)
+    ap.add_argument("--campaign", choices=("dense", "sp"), default="dense",
+                    help="dense: every sm_90a `mma` (build/mma); sp: every sm_90a `mma.sp` (build/mma-sp)")
+    ap.add_argument("--out", type=Path)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--random-cases", type=int, default=6)
     ap.add_argument("--spec-dir", type=Path, help="generate from this spec tree instead of the repository's")
     args = ap.parse_args(argv)
     spec = H.ptxspec.load(args.spec_dir) if args.spec_dir else H.ptxspec.load()
-    kernels = plan_kernels(spec, args.quick)
-    cases, alphabets = plan_cases(spec, kernels, args.random_cases)
+    if args.campaign == "sp":
+        kernels = plan_kernels(spec, args.quick, "mma.sp")
+        cases, alphabets = plan_sp_cases(spec, kernels, args.random_cases)
+    else:
+        kernels = plan_kernels(spec, args.quick)
+        cases, alphabets = plan_cases(spec, kernels, args.random_cases)
+    args.out = args.out or (BUILD_SP if args.campaign == "sp" else BUILD)
     # every case's expected output must be computable (exact) before anything runs
     for c in cases:
         H.expected_output(spec, c)

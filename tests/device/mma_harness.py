@@ -327,6 +327,8 @@ def alphabet(spec, name: str) -> list[int]:
     sat:s32  s32 accumulators within 512 of the limits (A*B + C overflows: .satfinite clamps, else wraps)
     one:T    the code of 1
     meta:S   the valid metadata nibbles of sparsity S
+    meta-ordered:S  those whose two indices increase (what .sp::ordered_metadata allows)
+    anynz:T  any:T without zero
     """
     kind, _, arg = name.partition(":")
     if kind in ("small", "cf", "one"):
@@ -383,8 +385,13 @@ def alphabet(spec, name: str) -> list[int]:
     if kind == "sat":
         vals = [(1 << 31) - 1 - x for x in range(512)] + [-(1 << 31) + x for x in range(512)]
         return [v & 0xFFFFFFFF for v in vals]
-    if kind == "meta":
-        return list(spec.sparsities[arg].valid_nibbles)
+    if kind in ("meta", "meta-ordered"):
+        nibs = list(spec.sparsities[arg].valid_nibbles)
+        if kind == "meta-ordered":  # .sp::ordered_metadata: the two indices of a chunk increasing
+            nibs = [n for n in nibs if (n >> 2) > (n & 3)]
+        return nibs
+    if kind == "anynz":  # every finite nonzero code (sampled like any:T): the packed A of metadata probes
+        return [x for x in alphabet(spec, f"any:{arg}") if decode_values(spec, arg, [x])[0] != 0]
     raise KeyError(name)
 
 

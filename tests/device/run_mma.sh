@@ -5,6 +5,7 @@
 #   bash tests/device/run_mma.sh [BUILD]     # there: builds, runs, writes results to $OUT
 #                                            (BUILD: the generated campaign, default tests/device/build/mma)
 #   python3 tests/device/check_mma.py RESULTS  # here: compares with the spec
+# mma.sp: gen_mma.py --campaign sp; run_mma.sh tests/device/build/mma-sp; check_mma.py --campaign sp RESULTS
 #
 # Writes under $OUT (default BUILD/results): env.txt (GPU, driver, nvcc, ptxas), build.log,
 # sass_opcodes.txt (the tensor-core and conversion opcodes in the machine code, counted),
