@@ -7,7 +7,7 @@ test suite assembles them with ptxas and compares what ptxas accepts with the da
 
 The full cross product (2 sparsities x 36 N x 7 K x 144 type pairs x 5 accumulators x 2
 satfinite x 3 ops x 2 forms x 6 immediate counts = 26 million statements) is too slow for CI,
-so the space is searched in three stages, each driven only by what ptxas said before:
+so the space is searched in stages, the first three driven by what ptxas said before:
 
 1. type screen: every sparsity x (atype, btype) pair of all 12 types x every dtype x satfinite
    on/off x every op x both forms x every K x 0..5 trailing immediates, at N in SCREEN_NS.
@@ -15,6 +15,9 @@ so the space is searched in three stages, each driven only by what ptxas said be
    with any K, N and immediate count, at every N in NS (8..256 step 8 and off values) x every K
    x 0..5 immediates.
 3. other M: the stage-2 combinations at M in OTHER_MS (wgmma is m64 only) at a few N.
+4. every N for every type: every (atype, btype, dtype) pair of the 12 x 12 x 5 types, dense and
+   sparse, both forms, at every N in NS and the natural K of A's type, with 0, 2, 3 or 4
+   immediates, whatever stage 1 said (120,240 candidates, 480,960 statements).
 
 Register counts follow the general rule (per thread of the 128): D holds M*N/128 elements of
 the accumulator type (16-bit ones two to a .b32 register, 32-bit ones one .f32/.s32 register
@@ -127,6 +130,23 @@ def other_m(accepted_combos, ks_of) -> list[Candidate]:
     """Stage 3: M other than 64 for the accepted combinations, at the K ptxas accepted for them."""
     return [Candidate(c[0], m, n, k, *c[1:]) for c in sorted(accepted_combos)
             for m in OTHER_MS for n in OTHER_M_NS for k in sorted(ks_of[c])]
+
+
+#: K at which a type's dense wgmma would use 32 bytes of K (the sparse K doubles it).
+NATURAL_K = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "u8": 32, "b1": 256,
+             "s4": 64, "u4": 64, "f32": 8, "f64": 4}
+SWEEP_IMM_COUNTS = (0, 2, 3, 4)  # the counts any wgmma signature could have
+
+
+def full_sweep() -> list[Candidate]:
+    """Stage 4: every N of NS for every (atype, btype, dtype) pair, dense and sparse, both forms, at
+    the natural K of A's type, whether or not the type screen accepted the combination."""
+    out = []
+    for sp, d, a, b, form in itertools.product((False, True), DTYPES, TYPES, TYPES, FORMS):
+        ops = ("and.popc", "xor.popc") if "b1" in (a, b) else ("",)
+        k = NATURAL_K[a] * (2 if sp else 1)
+        out += [Candidate(sp, 64, n, k, d, a, b, False, op, form) for op in ops for n in NS]
+    return out
 
 
 def lines(cands: list[Candidate], counts=IMM_COUNTS) -> list[tuple[Candidate, int, str]]:

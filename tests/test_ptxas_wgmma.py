@@ -219,17 +219,17 @@ class Space:
 
 @pytest.fixture(scope="module")
 def candidate_space():
-    """Stages 1-3 of tests/ptxas_candidates.py at LATEST on HOME."""
+    """Stages 1-4 of tests/ptxas_candidates.py at LATEST on HOME."""
     accepted: dict[tuple[str, str], set[int]] = defaultdict(set)
     tried: set = set()
     stages = {}
     ncand = 0
 
-    def stage(name, cands):
+    def stage(name, cands, counts=cand.IMM_COUNTS):
         nonlocal ncand
         ncand += len(cands)
         tried.update(c.key for c in cands)
-        stmts = cand.lines(cands)
+        stmts = cand.lines(cands, counts)
         stages[name] = len(stmts)
         batch = run([s for _, _, s in stmts], LATEST, HOME, chunk=CHUNK, prefix=[cand.DECLARATIONS])
         assert not any(r.fatal_file for _, r, _ in batch.results), \
@@ -249,6 +249,7 @@ def candidate_space():
         ks[c.combo].add(c.k)
     combos = {c.combo for c in hits}
     stage("other M", cand.other_m(combos, ks))
+    stage("every N for every type", cand.full_sweep(), cand.SWEEP_IMM_COUNTS)
     return Space(stages, ncand, sum(stages.values()), dict(accepted), tried)
 
 
