@@ -180,7 +180,8 @@ def cmd_serve(args) -> int:
         raise UsageError(f"{db if not db.is_file() else meta} not found; run `ptxspec build`")
     cmd = [sys.executable, "-m", "datasette", "serve", f"ptxspec={db}", "--host", "127.0.0.1", "--port",
            str(args.port), "--metadata", str(meta), "--immutable", str(db), "--setting", "default_page_size", "50",
-           "--setting", "sql_time_limit_ms", "2000"]
+           "--setting", "sql_time_limit_ms", "2000",
+           "--setting", "max_returned_rows", "20000"]
     cmd.remove(f"ptxspec={db}")  # datasette names a database after its file stem
     print(f"ptxspec: serving {db} on http://127.0.0.1:{args.port}/ (Ctrl-C stops)", file=sys.stderr)
     try:
