@@ -30,7 +30,6 @@ is the manual's convention for that relabelling, and every other choice is refut
 from __future__ import annotations
 
 import base64
-import hashlib
 import struct
 import sys
 import zlib
@@ -45,6 +44,10 @@ if str(ROOT / "generators") not in sys.path:
 
 import ptxspec  # noqa: E402,F401 - re-exported for the checker and the records test
 from ptxspec import sparse as sparse_mod  # noqa: E402
+from ptxspec.formats import all_codes, decode as decode_values, encode_exact as encode_values  # noqa: E402,F401
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import canonical, digest, splitmix  # noqa: E402,F401
 
 THREADS = 32
 MAGIC_IN = 0x49414D4D  # "MMAI"
@@ -56,14 +59,7 @@ INPUTS = ("a", "b", "c", "meta")  # the register operands a case provides, in fi
 # The hash and random operands
 
 
-def splitmix(seed: int, count: int) -> np.ndarray:
-    j = np.arange(1, count + 1, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        z = np.uint64(seed & 0xFFFFFFFFFFFFFFFF) + j * np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = z ^ (z >> np.uint64(31))
-    return z
+
 
 
 @dataclass
@@ -251,58 +247,15 @@ def read_outputs(path: Path) -> dict[int, tuple[int, np.ndarray]]:
 # Element formats (from spec/types.yaml)
 
 
-def decode_values(spec, tname: str, codes) -> np.ndarray:
-    """Raw codes -> exact values (float64 for float types, int64 for integer and bit types)."""
-    t = spec.types[tname]
-    c = np.asarray(codes).astype(np.uint64)
-    if t.cls == "float":
-        f = t.format
-        e, m, bias = f["exponent"], f["mantissa"], f["bias"]
-        if (e, m) == (11, 52):
-            return c.view(np.float64).copy()
-        width = 1 + e + m
-        c = (c >> np.uint64(t.bits - width)).astype(np.int64)  # narrower formats use the top bits (tf32)
-        sign = (c >> (e + m)) & 1
-        ex = (c >> m) & ((1 << e) - 1)
-        man = c & ((1 << m) - 1)
-        val = np.where(ex == 0, man * 2.0 ** (1 - bias - m), (1.0 + man / 2.0 ** m) * 2.0 ** (ex - bias))
-        emax = (1 << e) - 1
-        if f["specials"] == "ieee":
-            val = np.where(ex == emax, np.where(man == 0, np.inf, np.nan), val)
-        elif f["specials"] == "nan_only":
-            val = np.where((ex == emax) & (man == (1 << m) - 1), np.nan, val)
-        return np.where(sign == 1, -val, val)
-    c = c.astype(np.int64) & ((1 << t.bits) - 1)
-    if t.signed:
-        c = np.where(c >> (t.bits - 1), c - (1 << t.bits), c)
-    return c
 
 
-_NP_FLOAT = {(11, 52): (np.float64, np.uint64), (8, 23): (np.float32, np.uint32), (5, 10): (np.float16, np.uint16)}
 
 
-def encode_values(spec, tname: str, values) -> np.ndarray:
-    """Exact values -> raw codes of an accumulator type (f64, f32, f16, s32); raises if not exact."""
-    t = spec.types[tname]
-    v = np.asarray(values)
-    if t.cls == "float":
-        ft, ut = _NP_FLOAT[(t.format["exponent"], t.format["mantissa"])]
-        out = v.astype(ft)
-        if not np.array_equal(out.astype(np.float64), v.astype(np.float64)):
-            bad = np.argwhere(out.astype(np.float64) != v)[0]
-            raise ValueError(f"value {v[tuple(bad)]} at {tuple(bad)} is not exact in {tname}")
-        return out.view(ut).astype(np.uint64)
-    return (v.astype(np.int64) & ((1 << t.bits) - 1)).astype(np.uint64)
 
 
-def all_codes(spec, tname: str) -> np.ndarray:
-    """Every distinct code of a type of at most 20 significant bits (narrower formats: top bits)."""
-    t = spec.types[tname]
-    if t.cls == "float":
-        width = 1 + t.format["exponent"] + t.format["mantissa"]
-        assert width <= 20, tname
-        return np.arange(1 << width, dtype=np.uint64) << np.uint64(t.bits - width)
-    return np.arange(1 << t.bits, dtype=np.uint64)
+
+
+
 
 
 def _wide(spec, tname: str) -> bool:
@@ -444,27 +397,10 @@ def expected_output(spec, case: Case, arrays: dict | None = None):
     return words_of(v.pack("d", codes)), d, v
 
 
-def canonical(spec, v, words) -> np.ndarray:
-    """D words with float -0 turned into +0 (the sign of an exact zero sum is not compared)."""
-    w = np.array(words, dtype=np.uint32)
-    t = spec.types[v.dtype]
-    if t.cls != "float":
-        return w
-    if t.bits == 64:
-        r = w.view(np.uint64)
-        r[r == np.uint64(1 << 63)] = 0
-        return r.view(np.uint32).reshape(w.shape)
-    if t.bits == 32:
-        w[w == 0x80000000] = 0
-        return w
-    lo, hi = w & 0xFFFF, w >> 16
-    lo[lo == 0x8000] = 0
-    hi[hi == 0x8000] = 0
-    return (lo | (hi << 16)).astype(np.uint32)
 
 
-def digest(words) -> str:
-    return hashlib.sha256(np.ascontiguousarray(words, dtype="<u4").tobytes()).hexdigest()[:32]
+
+
 
 
 def compare(spec, case: Case, hw_words, arrays=None) -> dict:

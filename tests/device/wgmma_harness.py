@@ -20,7 +20,6 @@ the same function.
 """
 from __future__ import annotations
 
-import hashlib
 import struct
 import sys
 from dataclasses import dataclass
@@ -35,6 +34,10 @@ if str(ROOT / "generators") not in sys.path:
 import ptxspec  # noqa: E402,F401 - re-exported for the checker and the records test
 from ptxspec import smem as smem_mod  # noqa: E402
 from ptxspec import sparse as sparse_mod  # noqa: E402
+from ptxspec.formats import all_codes, decode as decode_values, encode_exact as encode_values  # noqa: E402,F401
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import canonical, digest, splitmix  # noqa: E402,F401
 
 TARGET = 0x2000  # shared address of byte 0 of the image (1024-aligned, above the reserved window)
 THREADS = 128
@@ -50,14 +53,7 @@ _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 # The hash and segments
 
 
-def splitmix(seed: int, count: int) -> np.ndarray:
-    j = np.arange(1, count + 1, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        z = np.uint64(seed & 0xFFFFFFFFFFFFFFFF) + j * np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = z ^ (z >> np.uint64(31))
-    return z
+
 
 
 @dataclass
@@ -226,57 +222,16 @@ def parse_outputs(buf: bytes) -> dict[int, tuple[int, np.ndarray]]:
 # Element formats (from spec/types.yaml)
 
 
-def _fmt(spec, tname):
-    t = spec.types[tname]
-    return t, t.format
 
 
-def decode_values(spec, tname: str, codes) -> np.ndarray:
-    """Raw codes -> exact values (float64 for float types, int64 for integer and bit types)."""
-    t, f = _fmt(spec, tname)
-    c = np.asarray(codes).astype(np.uint64)
-    if t.cls == "float":
-        e, m, bias = f["exponent"], f["mantissa"], f["bias"]
-        width = 1 + e + m
-        c = c >> np.uint64(t.bits - width)  # formats narrower than the slot use its top bits (tf32)
-        c = c.astype(np.int64)
-        sign = (c >> (e + m)) & 1
-        ex = (c >> m) & ((1 << e) - 1)
-        man = c & ((1 << m) - 1)
-        val = np.where(ex == 0, man * 2.0 ** (1 - bias - m), (1.0 + man / 2.0 ** m) * 2.0 ** (ex - bias))
-        emax = (1 << e) - 1
-        if f["specials"] == "ieee":
-            val = np.where(ex == emax, np.where(man == 0, np.inf, np.nan), val)
-        elif f["specials"] == "nan_only":
-            val = np.where((ex == emax) & (man == (1 << m) - 1), np.nan, val)
-        return np.where(sign == 1, -val, val)
-    c = c.astype(np.int64) & ((1 << t.bits) - 1)
-    if t.signed:
-        c = np.where(c >> (t.bits - 1), c - (1 << t.bits), c)
-    return c
 
 
-def encode_values(spec, tname: str, values) -> np.ndarray:
-    """Exact values -> raw codes of an accumulator type (f32, f16, s32); raises if not exact."""
-    t, f = _fmt(spec, tname)
-    v = np.asarray(values)
-    if t.cls == "float":
-        np_t = {(8, 23): np.float32, (5, 10): np.float16}[(f["exponent"], f["mantissa"])]
-        out = v.astype(np_t)
-        if not np.array_equal(out.astype(np.float64), v.astype(np.float64)):
-            bad = np.argwhere(out.astype(np.float64) != v)[0]
-            raise ValueError(f"value {v[tuple(bad)]} at {tuple(bad)} is not exact in {tname}")
-        return out.view({32: np.uint32, 16: np.uint16}[t.bits])
-    return (v.astype(np.int64) & ((1 << t.bits) - 1)).astype(np.uint64)
 
 
-def all_codes(spec, tname: str) -> np.ndarray:
-    """Every distinct code of a type (for formats narrower than the slot: top bits only, low bits 0)."""
-    t, f = _fmt(spec, tname)
-    if t.cls == "float":
-        width = 1 + f["exponent"] + f["mantissa"]
-        return np.arange(1 << width, dtype=np.uint64) << np.uint64(t.bits - width)
-    return np.arange(1 << t.bits, dtype=np.uint64)
+
+
+
+
 
 
 SMALL = (0.0, 0.5, -0.5, 1.0, -1.0, 1.5, -1.5, 2.0, -2.0, 3.0, -3.0)
@@ -394,23 +349,10 @@ def expected_output(spec, case: Case, arrays: dict | None = None):
     return regs, d, v
 
 
-def canonical(spec, v, regs) -> np.ndarray:
-    """D registers with float -0 turned into +0 (the sign of an exact zero sum is not compared)."""
-    regs = np.asarray(regs, dtype=np.uint32).copy()
-    t = spec.types[v.dtype]
-    if t.cls != "float":
-        return regs
-    if t.bits == 32:
-        regs[regs == 0x80000000] = 0
-        return regs
-    lo, hi = regs & 0xFFFF, regs >> 16
-    lo[lo == 0x8000] = 0
-    hi[hi == 0x8000] = 0
-    return (lo | (hi << 16)).astype(np.uint32)
 
 
-def digest(regs) -> str:
-    return hashlib.sha256(np.ascontiguousarray(regs, dtype="<u4").tobytes()).hexdigest()[:32]
+
+
 
 
 def compare(spec, case: Case, hw_regs, arrays=None) -> dict:

@@ -1,0 +1,67 @@
+"""Exact decoding and encoding of element codes, from the formats in spec/types.yaml.
+
+Every float format is described by its exponent and mantissa widths, bias and special-value
+rule (`ieee`: Inf/NaN at the top exponent; `nan_only`: only the all-ones code is NaN; `none`:
+every code finite). A format narrower than its slot (tf32 in a 32-bit register) occupies the
+slot's top bits; the low bits are ignored, as the tensor cores ignore them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_NUMPY_FLOAT = {(11, 52): (np.float64, np.uint64), (8, 23): (np.float32, np.uint32), (5, 10): (np.float16, np.uint16)}
+
+
+def decode(spec, tname: str, codes) -> np.ndarray:
+    """Raw codes -> exact values: float64 for float types, int64 for integer and bit types."""
+    t = spec.types[tname]
+    c = np.asarray(codes).astype(np.uint64)
+    if t.cls != "float":
+        c = c.astype(np.int64) & ((1 << t.bits) - 1)
+        if t.signed:
+            c = np.where(c >> (t.bits - 1), c - (1 << t.bits), c)
+        return c
+    f = t.format
+    e, m, bias = f["exponent"], f["mantissa"], f["bias"]
+    if (e, m) == (11, 52):
+        return c.view(np.float64).copy()
+    c = (c >> np.uint64(t.bits - (1 + e + m))).astype(np.int64)
+    sign = (c >> (e + m)) & 1
+    ex = (c >> m) & ((1 << e) - 1)
+    man = c & ((1 << m) - 1)
+    val = np.where(ex == 0, man * 2.0 ** (1 - bias - m), (1.0 + man / 2.0 ** m) * 2.0 ** (ex - bias))
+    top = (1 << e) - 1
+    if f["specials"] == "ieee":
+        val = np.where(ex == top, np.where(man == 0, np.inf, np.nan), val)
+    elif f["specials"] == "nan_only":
+        val = np.where((ex == top) & (man == (1 << m) - 1), np.nan, val)
+    return np.where(sign == 1, -val, val)
+
+
+def encode_exact(spec, tname: str, values) -> np.ndarray:
+    """Exact values -> raw codes (uint64) of f64, f32, f16 or an integer type; raises ValueError
+    when a value is not exactly representable (this is no rounding conversion)."""
+    t = spec.types[tname]
+    v = np.asarray(values)
+    if t.cls != "float":
+        return (v.astype(np.int64) & ((1 << t.bits) - 1)).astype(np.uint64)
+    key = (t.format["exponent"], t.format["mantissa"])
+    if key not in _NUMPY_FLOAT or t.bits != np.dtype(_NUMPY_FLOAT[key][0]).itemsize * 8:
+        raise ValueError(f"exact encoding into {tname} is not supported")
+    ftype, utype = _NUMPY_FLOAT[key]
+    with np.errstate(over="ignore"):
+        out = v.astype(ftype)
+    same = out.astype(np.float64) == v.astype(np.float64)
+    if not np.all(same | (np.isnan(out) & np.isnan(v))):
+        bad = tuple(np.argwhere(~same)[0])
+        raise ValueError(f"value {v[bad]} at {bad} is not exact in {tname}")
+    return out.view(utype).astype(np.uint64)
+
+
+def all_codes(spec, tname: str, max_bits: int = 20) -> np.ndarray:
+    """Every distinct code of a type (formats narrower than their slot: top bits, low bits 0)."""
+    t = spec.types[tname]
+    width = 1 + t.format["exponent"] + t.format["mantissa"] if t.cls == "float" else t.bits
+    if width > max_bits:
+        raise ValueError(f"{tname} has {width} significant bits; more than {max_bits} to enumerate")
+    return np.arange(1 << width, dtype=np.uint64) << np.uint64(t.bits - width)
