@@ -81,11 +81,12 @@ def _module_errors(res: ptxas.Result) -> str:
 
 
 def _judge(lines, version, target, prefix=()):
-    prefix = list(prefix)
-    ok, res = ptxas.judge(prefix + lines, version, target)
+    prefix = tuple(prefix)
+    ok, res = ptxas.judge(lines, version, target, prelude=prefix)
     _, first = kernel([], version, target)
-    assert all(ok[:len(prefix)]), f"ptxas rejected the declarations: {res.errors.get(first)}"
-    return ok[len(prefix):], res, first + len(prefix)
+    bad = [ln for ln in res.errors if first <= ln < first + len(prefix)]
+    assert not bad, f"ptxas rejected the declarations: {[res.errors[ln] for ln in bad]}"
+    return ok, res, first + len(prefix)
 
 
 def run(lines: list[str], version: str, target: str, chunk: int | None = None, prefix=()) -> Batch:

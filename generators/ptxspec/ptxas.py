@@ -84,13 +84,38 @@ def assemble(text: str, arch: str, codegen: bool = False) -> Result:
     return Result(proc.returncode, errors, fatal)
 
 
-def judge(lines: list[str], version: str, target: str, codegen: bool = False) -> tuple[list[bool], Result]:
-    """Accepted-or-not for each statement, assembled together in one module."""
-    text, first = kernel(lines, version, target)
+def judge(lines: list[str], version: str, target: str, codegen: bool = False,
+          prelude: tuple[str, ...] = ()) -> tuple[list[bool], Result]:
+    """Accepted-or-not for each statement, assembled together in as few modules as possible.
+
+    ptxas reports every syntax-level error with its line, but some semantic checks run in a later
+    pass whose errors stop after the first error of the module: a bad line after another bad line
+    can look accepted. So lines that look accepted but come after the module's first error are
+    judged again on their own, until no error precedes them. A module that ptxas rejects without
+    naming a statement (a crash, an error in its built-in code) is split in halves. `prelude`
+    lines (extra register declarations, say) open every module and must be accepted."""
+    prelude = tuple(prelude)
+    text, first = kernel(list(prelude) + lines, version, target)
+    first += len(prelude)
     res = assemble(text, target, codegen)
-    if any(line < first or line >= first + len(lines) for line in res.errors):
+    if any(line < first for line in res.errors):
         return [False] * len(lines), res  # the module itself was rejected (e.g. .target unknown at .version)
-    return [res.line_ok(first + i) for i in range(len(lines))], res
+    named = {line - first for line in res.errors if first <= line < first + len(lines)}
+    if res.returncode != 0 and not named:
+        if len(lines) == 1:
+            return [False], res
+        half = len(lines) // 2
+        a, _ = judge(lines[:half], version, target, codegen, prelude)
+        b, _ = judge(lines[half:], version, target, codegen, prelude)
+        return a + b, res
+    ok = [i not in named for i in range(len(lines))]
+    if named:
+        suspects = [i for i in range(min(named) + 1, len(lines)) if ok[i]]
+        if suspects:
+            again, _ = judge([lines[i] for i in suspects], version, target, codegen, prelude)
+            for i, verdict in zip(suspects, again):
+                ok[i] = verdict
+    return ok, res
 
 
 def available() -> bool:
