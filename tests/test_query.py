@@ -144,3 +144,16 @@ def test_readme_queries_run():
     conn = sqlite3.connect(DB)
     for block in sql_blocks:
         assert conn.execute(block).fetchall(), block
+
+
+def test_every_qualifier_is_a_column(db, spec):
+    """Each qualifier axis of the model is a column of `variants`, filled for the variants that have it."""
+    from ptxspec.model import QUALIFIERS
+    cols = db.columns("variants")
+    for q in QUALIFIERS:
+        assert q in cols, q
+        want = sum(1 for v in spec.variants if v.qualifiers.get(q))
+        got = db.conn.execute(f"SELECT count(*) FROM variants WHERE {q} != ''").fetchone()[0]
+        assert got == want, q
+    rz = db.variants(["rnd=rz"])
+    assert {r["ptx"].split(".")[3] for r in rz} == {"m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"}

@@ -15,7 +15,7 @@ import numpy as np
 import sqlite_utils
 
 from .. import __version__
-from ..model import Spec
+from ..model import QUALIFIERS, Spec
 from ..paths import schema_dir
 from ..source import tree_digest
 
@@ -91,7 +91,8 @@ def rows(spec: Spec) -> dict[str, list[tuple]]:
     for v in spec.variants:
         rec = v.as_record()
         out["variants"].append((v.id, v.family, v.instruction, v.ptx, v.form, v.m, v.n, v.k, v.atype, v.btype, v.ctype,
-                                v.dtype, int(v.satfinite), v.op, int(v.sparse), rec["min_ptx"], json.dumps(rec["targets"]),
+                                v.dtype, int(v.satfinite), v.op, int(v.sparse),
+                                *(v.qualifiers.get(q, "") for q in QUALIFIERS), rec["min_ptx"], json.dumps(rec["targets"]),
                                 json.dumps(rec["requires"]), json.dumps(rec["regs"]), json.dumps(rec["selectors"]),
                                 v.threads, v.group))
         for ci, clause in enumerate(v.requirement.clauses):
