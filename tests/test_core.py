@@ -172,3 +172,20 @@ def test_builds_are_byte_identical_across_hash_seeds(tmp_path):
     assert outs[0].keys() == outs[1].keys()
     differ = [k for k in outs[0] if outs[0][k] != outs[1][k]]
     assert not differ, differ
+
+
+def test_metadata_nibbles_follow_the_manual(spec):
+    """PTX ISA 9.7.14.6.1: 0b0000, 0b0101, 0b1010, 0b1111 are invalid metadata; for
+    mma.sp::ordered_metadata only 0b0100, 0b1000, 0b1001, 0b1100, 0b1101, 0b1110 are meaningful;
+    for .tf32 only 0b1110 and 0b0100."""
+    unordered = set(range(16)) - {0b0000, 0b0101, 0b1010, 0b1111}
+    ordered = {0b0100, 0b1000, 0b1001, 0b1100, 0b1101, 0b1110}
+    for v in spec.variants:
+        if not v.sparse:
+            assert v.metadata_nibbles == (), v.id
+        elif v.atype == "tf32":
+            assert set(v.metadata_nibbles) == {0b1110, 0b0100}, v.id
+        elif v.qualifiers.get("spvariant") == "sp::ordered_metadata":
+            assert set(v.metadata_nibbles) == ordered, v.id
+        else:
+            assert set(v.metadata_nibbles) == unordered, v.id

@@ -1043,6 +1043,9 @@ class _Comparer:
         except Exception:  # noqa: BLE001
             return
         identity = _IDENTITY_RECORD_KEYS | set(_qualifiers(bv)) | set(_qualifiers(hv))
+        if bv.sparsity is not None and hv.sparsity is not None and \
+                bv.sparsity.valid_nibbles != hv.sparsity.valid_nibbles:
+            identity = identity | {"metadata_nibbles"}  # reported once per sparsity as sparsity.nibbles.*
         keys = [k for k in sorted(set(rb) | set(rh)) if k not in identity and rb.get(k) != rh.get(k)]
         if not keys:
             return

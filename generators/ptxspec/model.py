@@ -103,6 +103,7 @@ class Variant:
     qualifiers: dict[str, str] = field(default_factory=dict)
     fragment_layouts: dict[str, tuple[FragmentLayout, int, tuple[int, int, int]]] = field(default_factory=dict, repr=False)
     sparsity: Sparsity | None = None
+    metadata_order: str = ""  # "increasing" when a refinement says the kept indices must increase
 
     @property
     def min_ptx(self) -> str:
@@ -115,6 +116,16 @@ class Variant:
     @property
     def regs(self) -> dict[str, int]:
         return {o.name: o.regs for o in self.operands if o.regs}
+
+    @property
+    def metadata_nibbles(self) -> tuple[int, ...]:
+        """Valid values of each metadata nibble: (second kept unit << 2) | first kept unit."""
+        if self.sparsity is None:
+            return ()
+        nibbles = self.sparsity.valid_nibbles
+        if self.metadata_order == "increasing":
+            nibbles = tuple(x for x in nibbles if (x & 3) < (x >> 2))
+        return nibbles
 
     @property
     def selectors(self) -> tuple[int, ...]:
@@ -168,6 +179,7 @@ class Variant:
             "requires": self.requirement.as_data(order),
             "regs": self.regs, "operands": [o.as_data() for o in self.operands],
             "selectors": list(self.selectors),
+            "metadata_nibbles": list(self.metadata_nibbles),
         }
 
 
@@ -529,14 +541,14 @@ class _Builder:
         for i, r in enumerate(d.get("refinements", [])):
             v = self.version(r["requires"], "ptx") if "ptx" in r["requires"] else None
             ts = self.target_set(r["requires"], "targets") if "targets" in r["requires"] else None
-            refinements.append((r["when"], v, ts, d["refinements"].at(i), [False]))
+            refinements.append((r["when"], v, ts, d["refinements"].at(i), [False], r.get("metadata_order", "")))
         before = len(self.p.items)
         for gi, g in enumerate(d["groups"]):
             self.group(inst, fam, d, g, d["groups"].at(gi), base, refinements, placeholders)
         if len(self.p.items) != before:
             self.failed_instructions.add(inst.name)
         else:  # a failed group may be why a refinement matches nothing
-            for when, _, _, pos, used in refinements:
+            for when, _, _, pos, used, _ in refinements:
                 if not used[0]:
                     self.p.add(pos, f"refinement matches no variant: {dict(when)}")
 
@@ -633,11 +645,12 @@ class _Builder:
             values = {"m": m, "n": n, "k": k, "atype": a, "btype": b, "ctype": c, "dtype": dd,
                       "satfinite": ".satfinite" if sat else "", "op": f".{op}" if op else "", **qdict}
             ptx = fill_template(d["opcode"], values)
-            req = base
-            for when, v, ts, rpos, used in refinements:
+            req, order = base, ""
+            for when, v, ts, rpos, used, meta_order in refinements:
                 if all(str(fields.get(key)) == str(val) for key, val in when.items()):
                     used[0] = True
                     req = req.refined(v, ts)
+                    order = meta_order or order
             bits = {f"{x}bits": s.types[t].bits for x, t in zip("abcd", (a, b, c, dd)) if t}
             shape_env = dict(M=m or 0, N=n or 0, K=k or 0)
             fl = {}
@@ -674,7 +687,7 @@ class _Builder:
             vid = f"{ptx}:{form}" if form else ptx
             var = Variant(vid, inst.family, inst.name, ptx, form, m, n, k, a, b, c, dd, sat, op,
                           sparsity is not None, req, tuple(operands), g["name"], gpos, fam.threads, s, qdict, fl,
-                          sparsity)
+                          sparsity, order if sparsity is not None else "")
             if vid in s._by_id:
                 other = s._by_id[vid]
                 where = f"line {other.pos.line}" if other.pos.path == gpos.path else \

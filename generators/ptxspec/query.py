@@ -14,7 +14,7 @@ from pathlib import Path
 
 OPERATORS = ("!=", ">=", "<=", "=", ">", "<", "~")  # ~ : SQL LIKE with * as wildcard
 _FILTER_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(!=|>=|<=|=|>|<|~)(.*)$", re.S)
-JSON_COLUMNS = ("targets", "requires", "regs", "selectors", "rules", "evidence", "format", "legal_values", "params")
+JSON_COLUMNS = ("targets", "requires", "regs", "selectors", "metadata_nibbles", "rules", "evidence", "format", "legal_values", "params")
 
 
 class QueryError(ValueError):

@@ -94,6 +94,7 @@ def rows(spec: Spec) -> dict[str, list[tuple]]:
                                 v.dtype, int(v.satfinite), v.op, int(v.sparse),
                                 *(v.qualifiers.get(q, "") for q in QUALIFIERS), rec["min_ptx"], json.dumps(rec["targets"]),
                                 json.dumps(rec["requires"]), json.dumps(rec["regs"]), json.dumps(rec["selectors"]),
+                                json.dumps(rec["metadata_nibbles"]),
                                 v.threads, v.group))
         for ci, clause in enumerate(v.requirement.clauses):
             out["requirement_clauses"] += [(v.id, ci, str(clause.ptx), t) for t in sorted(clause.targets, key=order)]
