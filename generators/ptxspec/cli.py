@@ -115,7 +115,7 @@ def _emit(rows: list[dict], fmt: str, columns) -> int:
             w = csv.writer(sys.stdout, lineterminator="\n")
             w.writerow(keys)
             for r in rows:
-                w.writerow([_cell(r[k]) if isinstance(r[k], (list, dict)) else _cell(r[k]) for k in keys])
+                w.writerow([_cell(r[k]) for k in keys])
     else:
         table = [[_cell(r.get(c)) for c in columns] for r in rows]
         widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(columns)]

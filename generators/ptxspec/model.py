@@ -139,7 +139,10 @@ class Variant:
 
     def fragment_map(self, operand: str) -> FragmentMap:
         cache = self.spec._map_cache
-        layout, bits, shape = self.fragment_layouts[_matrix_key(operand)]
+        if operand not in self.fragment_layouts:
+            raise KeyError(f"{self.id} has no register fragment {operand!r}; it has "
+                           f"{', '.join(sorted(self.fragment_layouts)) or 'none'}")
+        layout, bits, shape = self.fragment_layouts[operand]
         key = (layout.name, bits, layout.shape_key(*shape))
         if key not in cache:
             cache[key] = layout.evaluate(self.threads, bits, *shape)
@@ -181,10 +184,6 @@ class Variant:
             "selectors": list(self.selectors),
             "metadata_nibbles": list(self.metadata_nibbles),
         }
-
-
-def _matrix_key(operand: str) -> str:
-    return {"a": "a", "b": "b", "c": "c", "d": "d"}.get(operand, operand)
 
 
 @dataclass
