@@ -106,27 +106,28 @@ def test_proven_records_still_match(outcomes, group):
                      f"first: {bad[:3]}")
 
 
-def _corrections():
+def _corrections(docs):
     out = {}
-    for _, doc in DOCS:
+    for _, doc in docs:
         out.update(doc.get("corrections", {}))
     return out
 
 
+def _check_pending(states, ids, corrections, what):
+    """Records that need a correction: all match once the spec has it; until then, an expected failure."""
+    matched = sum(s == "match" for s in states)
+    if matched == len(states):
+        return
+    why = "; ".join(f"{i}: {corrections.get(i, {}).get('where', '?')} should read "
+                    f"{corrections.get(i, {}).get('hardware')}" for i in ids)
+    if matched == 0:
+        pytest.xfail(f"{len(states)} {what} await the correction(s) {why}")
+    pytest.fail(f"only {matched} of {len(states)} {what} needing {ids} match: a partial correction? {why}")
+
+
 @pytest.mark.parametrize("ids", sorted(_PENDING), ids=lambda t: "+".join(t))
 def test_pending_corrections(outcomes, ids):
-    """Records that need a correction: all match once the spec has it; until then, an expected failure."""
-    keys = _PENDING[ids]
-    states = [outcomes[k] for k in keys]
-    matched = sum(s == "match" for s in states)
-    if matched == len(keys):
-        return
-    corr = _corrections()
-    why = "; ".join(f"{i}: {corr.get(i, {}).get('where', '?')} should read {corr.get(i, {}).get('hardware')}"
-                    for i in ids)
-    if matched == 0:
-        pytest.xfail(f"{len(keys)} hardware records await the correction(s) {why}")
-    pytest.fail(f"only {matched} of {len(keys)} records needing {ids} match: a partial correction? {why}")
+    _check_pending([outcomes[k] for k in _PENDING[ids]], ids, _corrections(DOCS), "wgmma hardware records")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -189,27 +190,9 @@ def test_mma_records_were_proven_or_name_their_correction():
     assert not bad, bad[:5]
 
 
-def _mma_corrections():
-    out = {}
-    for _, doc in MMA_DOCS:
-        out.update(doc.get("corrections", {}))
-    return out
-
-
 @pytest.mark.parametrize("ids", sorted(_MMA_PENDING), ids=lambda t: "+".join(t))
 def test_mma_pending_corrections(mma_outcomes, ids):
-    """mma records that need a correction: all match once the spec has it; until then, an expected failure."""
-    keys = _MMA_PENDING[ids]
-    states = [mma_outcomes[k] for k in keys]
-    matched = sum(x == "match" for x in states)
-    if matched == len(keys):
-        return
-    corr = _mma_corrections()
-    why = "; ".join(f"{i}: {corr.get(i, {}).get('where', '?')} should read {corr.get(i, {}).get('hardware')}"
-                    for i in ids)
-    if matched == 0:
-        pytest.xfail(f"{len(keys)} mma hardware records await the correction(s) {why}")
-    pytest.fail(f"only {matched} of {len(keys)} mma records needing {ids} match: a partial correction? {why}")
+    _check_pending([mma_outcomes[k] for k in _MMA_PENDING[ids]], ids, _corrections(MMA_DOCS), "mma hardware records")
 
 
 @pytest.mark.parametrize("vid", sorted(_MMA_CASES), ids=_mma_key)

@@ -17,30 +17,9 @@ B="$(cd "${1:-$HERE/build/mma}" && pwd)"
 OUT="${OUT:-$B/results}"
 mkdir -p "$OUT"
 ARCH="-gencode arch=compute_90a,code=sm_90a"
+. "$HERE/campaign_build.sh"
+build_campaign mma || exit 1
 
-{
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  nvcc --version | tail -2
-  ptxas --version | tail -2
-} > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt"
-
-t0=$(date +%s)
-pids=()
-for f in "$B"/mma_kernels_*.cu; do
-  p="${f%.cu}"
-  nvcc $ARCH -O2 -c "$f" -o "$p.o" > "$p.log" 2>&1 &
-  pids+=($!)
-done
-fail=0
-for pid in "${pids[@]}"; do wait "$pid" || fail=1; done
-cat "$B"/mma_kernels_*.log > "$OUT/build.log"
-[ $fail = 0 ] || { echo "kernel build failed"; tail -50 "$OUT/build.log"; exit 1; }
-nvcc $ARCH -O2 -I"$B" "$HERE/mma_host.cu" "$B"/mma_kernels_*.o -o "$B/mma_run" >> "$OUT/build.log" 2>&1 \
-  || { echo "host build failed"; tail -50 "$OUT/build.log"; exit 1; }
-echo "built in $(( $(date +%s) - t0 )) s"
-
-cuobjdump -sass "$B/mma_run" > "$B/sass.txt" 2>&1
 OPS='\b(HMMA|IMMA|DMMA|BMMA|QMMA|OMMA|[A-Z]*GMMA|F2FP|F2F|I2F|F2I|I2IP|I2I|HADD2|HFMA2|POPC|LOP3|PRMT)(\.[A-Za-z0-9_]+)*'
 grep -oE "$OPS" "$B/sass.txt" | grep -E "MMA" | sort | uniq -c | sort -rn > "$OUT/sass_opcodes.txt"
 grep -E "Function : mma_k" "$B/sass.txt" | wc -l | sed 's/^/kernels with SASS: /' >> "$OUT/sass_opcodes.txt"

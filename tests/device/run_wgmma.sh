@@ -15,30 +15,9 @@ B="$(cd "${1:-$HERE/build}" && pwd)"
 OUT="${OUT:-$B/results}"
 mkdir -p "$OUT"
 ARCH="-gencode arch=compute_90a,code=sm_90a"
+. "$HERE/campaign_build.sh"
+build_campaign wgmma || exit 1
 
-{
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  nvcc --version | tail -2
-  ptxas --version | tail -2
-} > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt"
-
-t0=$(date +%s)
-pids=()
-for f in "$B"/wgmma_kernels_*.cu; do
-  p="${f%.cu}"
-  nvcc $ARCH -O2 -c "$f" -o "$p.o" > "$p.log" 2>&1 &
-  pids+=($!)
-done
-fail=0
-for pid in "${pids[@]}"; do wait "$pid" || fail=1; done
-cat "$B"/wgmma_kernels_*.log > "$OUT/build.log"
-[ $fail = 0 ] || { echo "kernel build failed"; tail -50 "$OUT/build.log"; exit 1; }
-nvcc $ARCH -O2 -I"$B" "$HERE/wgmma_host.cu" "$B"/wgmma_kernels_*.o -o "$B/wgmma_run" >> "$OUT/build.log" 2>&1 \
-  || { echo "host build failed"; tail -50 "$OUT/build.log"; exit 1; }
-echo "built in $(( $(date +%s) - t0 )) s"
-
-cuobjdump -sass "$B/wgmma_run" > "$B/sass.txt" 2>&1
 grep -oE "\b[A-Z]?GMMA(\.[A-Za-z0-9_]+)*" "$B/sass.txt" | sort | uniq -c | sort -rn > "$OUT/sass_opcodes.txt"
 # one kernel per SASS opcode family, a few lines around the MMA
 for op in HGMMA IGMMA QGMMA BGMMA; do
