@@ -59,6 +59,53 @@ def main():
         print(f"{name:45s} {secs * 1000:9.2f} ms (median)")
     for path in sorted((ROOT / "generated").glob("ptxspec.*")):
         print(f"{'size of generated/' + path.name:45s} {path.stat().st_size / 1e6:9.2f} MB")
+    executor_bench(spec)
+
+
+def _wgmma_inputs(spec, ptx, form, batch, seed=0):
+    """Registers and shared memory of `batch` random instances (finite inputs, B K-major 128B)."""
+    import numpy as np
+    from ptxspec import smem as S
+    from ptxspec import sparse as SP
+    v = spec.variant(ptx, form)
+    rng = np.random.default_rng(seed)
+    bits = lambda t: spec.types[t].bits  # noqa: E731
+    mask = lambda t: (1 << bits(t)) - 1 if spec.types[t].cls != "float" else (  # noqa: E731
+        0x3BFF if bits(t) == 16 else 0x3B if bits(t) == 8 else 0x3FFFFFFF)
+    acols = v.k // 2 if v.sparse else v.k
+    A = rng.integers(0, 1 << 32, (batch, v.m, acols), dtype=np.uint64) & np.uint64(mask(v.atype))
+    B = rng.integers(0, 1 << 32, (batch, v.k, v.n), dtype=np.uint64) & np.uint64(mask(v.btype))
+    C = rng.integers(0, 1 << 20, (batch, v.m, v.n), dtype=np.uint64)
+    lay = S.operand_layout(v, "b", "K", "128B", 0, 16, 1024)
+    size = -(-lay.span()[1] // 1024) * 1024
+    img = np.zeros((batch, size), np.uint8)
+    for j in range(bits(v.btype) // 8):
+        img[:, lay.byte + j] = ((B >> np.uint64(8 * j)) & np.uint64(0xFF)).astype(np.uint8)
+    ops = dict(d=v.pack("d", C), a=v.pack("a", A), b_desc=S.descriptor_for(v, 0, 16, 1024, "128B"), smem=img)
+    if v.sparse:
+        ops.update(sp_meta=SP.pack_metadata(v, SP.random_kept(v, rng, v.metadata_nibbles), 0), sp_sel=0)
+    return v, ops, A, B
+
+
+def executor_bench(spec):
+    """Executor throughput (PRODUCT.md: >= 10^6 output elements/s) and the integer batch against numpy."""
+    import numpy as np
+    D, SP = "wgmma.mma_async.sync.aligned", "wgmma.mma_async.sp.sync.aligned"
+    for ptx in (f"{D}.m64n256k16.f32.f16.f16", f"{D}.m64n256k16.f32.bf16.bf16", f"{D}.m64n256k16.f16.f16.f16",
+                f"{D}.m64n256k8.f32.tf32.tf32", f"{D}.m64n256k32.f32.e4m3.e5m2", f"{SP}.m64n256k32.f32.f16.f16",
+                f"{D}.m64n256k32.s32.s8.s8"):
+        v, ops, _, _ = _wgmma_inputs(spec, ptx, "reg", 64)
+        secs = timed(lambda: v.execute(**ops), repeat=3)
+        print(f"{'execute ' + ptx.split('aligned.')[1] + ' x64':45s} {64 * v.m * v.n / secs / 1e6:9.2f} M outputs/s")
+    v, ops, A, B = _wgmma_inputs(spec, f"{D}.m64n256k32.s32.s8.s8", "reg", 1000, seed=1)
+    t_exec = timed(lambda: v.execute(**ops), repeat=3)
+    a32 = A.astype(np.int8).astype(np.int32)
+    b32 = B.astype(np.int8).astype(np.int32)
+    t_np = timed(lambda: np.matmul(a32, b32), repeat=3)
+    t_f64 = timed(lambda: np.matmul(a32.astype(np.float64), b32.astype(np.float64)), repeat=3)
+    print(f"{'execute 1000 x m64n256k32.s32.s8.s8':45s} {t_exec * 1000:9.2f} ms")
+    print(f"{'numpy int32 matmul, same batch':45s} {t_np * 1000:9.2f} ms  (executor / numpy = {t_exec / t_np:.2f})")
+    print(f"{'numpy float64 matmul, same batch':45s} {t_f64 * 1000:9.2f} ms  (executor / numpy = {t_exec / t_f64:.2f})")
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GEN = ROOT / "generated"
 NS = "{http://www.w3.org/2000/svg}"
 CHAR_W = 6.7  # width of one 11px monospace character, generously rounded up
-MAX_DOCS_BYTES = 8_000_000  # wgmma + mma + mma.sp: ~5 MB; the 1-bit B maps (up to 256 x 8 cells) dominate
+MAX_DOCS_BYTES = 11_000_000  # wgmma, mma, mma.sp, wmma: ~8.5 MB; fragment figures (1-bit maps up to 256 x 8 cells) dominate
 
 
 @pytest.fixture(scope="module")

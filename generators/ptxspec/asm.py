@@ -25,7 +25,12 @@ def operand_text(o: Operand, counters: dict[str, int], immediates: dict[str, int
         return str(o.min_value or 0)
     if o.kind == "predicate":
         return "%p0"
+    if o.kind == "scale_selector":  # {byte-id, thread-id}: immediates, each from its legal values
+        return "{" + ", ".join(str(immediates.get(f"{o.name}.{part}", values[0])) for part, values in o.parts) + "}"
     prefix = POOLS[o.reg_type]
+    if o.kind == "address":  # [p]: wmma.load/wmma.store.d address register
+        counters[prefix] = counters.get(prefix, 0) + 1
+        return f"[%{prefix}{counters[prefix] - 1}]"
     names = []
     for _ in range(o.regs):
         names.append(f"%{prefix}{counters.get(prefix, 0)}")
@@ -35,10 +40,10 @@ def operand_text(o: Operand, counters: dict[str, int], immediates: dict[str, int
     return names[0]
 
 
-def statement(v: Variant, immediates: dict[str, int] | None = None) -> str:
-    """`opcode operands;` with fresh registers for each operand."""
+def statement(v: Variant, immediates: dict[str, int] | None = None, optional: bool = True) -> str:
+    """`opcode operands;` with fresh registers for each operand (optional ones only if `optional`)."""
     counters: dict[str, int] = {}
-    ops = [operand_text(o, counters, immediates or {}) for o in v.operands]
+    ops = [operand_text(o, counters, immediates or {}) for o in v.operands if optional or not o.optional]
     return f"{v.ptx} {', '.join(ops)};" if ops else f"{v.ptx};"
 
 

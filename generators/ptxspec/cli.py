@@ -165,6 +165,9 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--format", choices=("text", "markdown", "json", "github"), default="text")
     d.add_argument("--fail-on", choices=("breaking", "warning"), help="exit 1 when changes of this severity or worse remain")
     d.add_argument("--ignore", metavar="FILE", help="file of fingerprints of approved changes")
+    r = sub.add_parser("render", help="render a Jinja2 template over the model (see ptxspec.render)")
+    r.add_argument("template", metavar="TEMPLATE", help="template file")
+    r.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     return p
 
 
@@ -195,7 +198,22 @@ def cmd_diff(args) -> int:
     return run(args)
 
 
-COMMANDS = {"validate": cmd_validate, "build": cmd_build, "query": cmd_query, "serve": cmd_serve, "diff": cmd_diff}
+def cmd_render(args) -> int:
+    from .render import RenderError, render
+    try:
+        text = render(_load(args), args.template)
+    except RenderError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    if args.out:
+        Path(args.out).write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+COMMANDS = {"validate": cmd_validate, "build": cmd_build, "query": cmd_query, "serve": cmd_serve, "diff": cmd_diff,
+            "render": cmd_render}
 
 
 def main(argv=None) -> int:

@@ -25,8 +25,9 @@ def decode(spec, tname: str, codes) -> np.ndarray:
     e, m, bias = f["exponent"], f["mantissa"], f["bias"]
     if (e, m) == (11, 52):
         return c.view(np.float64).copy()
-    c = (c >> np.uint64(t.bits - (1 + e + m))).astype(np.int64)
-    sign = (c >> (e + m)) & 1
+    s_bits = 1 if t.signed else 0  # unsigned formats (ue8m0, ue4m3 scale factors) have no sign bit
+    c = (c >> np.uint64(t.bits - (s_bits + e + m))).astype(np.int64)
+    sign = (c >> (e + m)) & s_bits
     ex = (c >> m) & ((1 << e) - 1)
     man = c & ((1 << m) - 1)
     val = np.where(ex == 0, man * 2.0 ** (1 - bias - m), (1.0 + man / 2.0 ** m) * 2.0 ** (ex - bias))
@@ -61,7 +62,7 @@ def encode_exact(spec, tname: str, values) -> np.ndarray:
 def all_codes(spec, tname: str, max_bits: int = 20) -> np.ndarray:
     """Every distinct code of a type (formats narrower than their slot: top bits, low bits 0)."""
     t = spec.types[tname]
-    width = 1 + t.format["exponent"] + t.format["mantissa"] if t.cls == "float" else t.bits
+    width = int(t.signed) + t.format["exponent"] + t.format["mantissa"] if t.cls == "float" else t.bits
     if width > max_bits:
         raise ValueError(f"{tname} has {width} significant bits; more than {max_bits} to enumerate")
     return np.arange(1 << width, dtype=np.uint64) << np.uint64(t.bits - width)

@@ -32,12 +32,23 @@ class FragmentLayout:
     row: Formula
     col: Formula
     pos: object = field(compare=False, default=None)
+    # Each element is held this many times; copy j is elements j*E/replicas .. (j+1)*E/replicas - 1
+    # of every thread (wmma .f16 A and B), and an instruction reads the first copy.
+    replicas: int = 1
+    # "" for a normative map (the manual states it); else the target it was measured on, where the
+    # manual leaves the distribution unspecified (wmma)
+    observed_on: str = ""
 
     @staticmethod
     def build(name: str, data: dict, pos=None) -> "FragmentLayout":
         c = lambda key, names: compile_formula(str(data[key]), names)
         return FragmentLayout(name, data["description"], c("rows", SHAPE_NAMES), c("cols", SHAPE_NAMES),
-                              c("elements", SHAPE_NAMES), c("row", LAYOUT_NAMES), c("col", LAYOUT_NAMES), pos)
+                              c("elements", SHAPE_NAMES), c("row", LAYOUT_NAMES), c("col", LAYOUT_NAMES), pos,
+                              int(data.get("replicas", 1)), str(data.get("observed_on", "")))
+
+    @property
+    def normative(self) -> bool:
+        return not self.observed_on
 
     @cached_property
     def shape_names(self) -> tuple[str, ...]:
@@ -61,7 +72,7 @@ class FragmentLayout:
         i = np.arange(elements, dtype=np.int64)[None, :]
         row_idx = np.broadcast_to(self.row(t=t, i=i, **shape), (threads, elements)).astype(np.int64)
         col_idx = np.broadcast_to(self.col(t=t, i=i, **shape), (threads, elements)).astype(np.int64)
-        return FragmentMap(self.name, rows, cols, bits, row_idx, col_idx)
+        return FragmentMap(self.name, rows, cols, bits, row_idx, col_idx, self.replicas)
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +85,7 @@ class FragmentMap:
     bits: int
     row: np.ndarray  # (threads, elements)
     col: np.ndarray
+    replicas: int = 1  # copies of each element (see FragmentLayout)
 
     @property
     def threads(self) -> int:
@@ -93,7 +105,19 @@ class FragmentMap:
         return self.elements if self.bits == 64 else -(-self.elements * self.bits // 32)
 
     def bijection_problem(self) -> str | None:
-        """None when the map hits every cell of the rows x cols matrix exactly once."""
+        """None when the map hits every cell of the rows x cols matrix exactly once (with replicas:
+        when each copy of the elements does)."""
+        if self.replicas > 1:
+            if self.elements % self.replicas:
+                return f"{self.elements} elements per thread do not split into {self.replicas} copies"
+            per = self.elements // self.replicas
+            for j in range(self.replicas):
+                copy = FragmentMap(self.layout, self.rows, self.cols, self.bits, self.row[:, j * per:(j + 1) * per],
+                                   self.col[:, j * per:(j + 1) * per])
+                problem = copy.bijection_problem()
+                if problem:
+                    return f"copy {j} (elements {j * per}..{(j + 1) * per - 1}): {problem}"
+            return None
         r, c = self.row.ravel(), self.col.ravel()
         if r.size != self.rows * self.cols:
             return (f"maps {r.size} elements onto a {self.rows}x{self.cols} matrix "
@@ -148,7 +172,8 @@ class FragmentMap:
             mask = np.uint64((1 << self.bits) - 1)
             vals = ((r[..., None] >> self._shifts()) & mask).reshape(r.shape[:-1] + (-1,))[..., :self.elements]
         out = np.zeros(regs.shape[:-2] + (self.rows, self.cols), dtype=_bits_dtype(self.bits))
-        out[..., self.row, self.col] = vals
+        per = self.elements // self.replicas  # replicated: the first copy is what an instruction reads
+        out[..., self.row[:, :per], self.col[:, :per]] = vals[..., :per]
         return out
 
 
@@ -185,13 +210,14 @@ class Sparsity:
     chunk_index: Formula
     valid_nibbles: tuple[int, ...]
     pos: object = field(compare=False, default=None)
+    unit_elements: int = 1  # elements per index unit (2 for 4-bit types: pair-wise sparsity)
 
     @staticmethod
     def build(name: str, data: dict, pos=None) -> "Sparsity":
         c = lambda key: compile_formula(str(data[key]), META_NAMES)
         return Sparsity(name, data["description"], data["unit_bits"], data["element_units"], data["chunk"],
                         data["kept"], tuple(data["selectors"]), c("contributes"), c("row"), c("chunk_index"),
-                        tuple(data["valid_nibbles"]), pos)
+                        tuple(data["valid_nibbles"]), pos, data.get("unit_elements", 1))
 
     def metadata_map(self, threads: int, m: int, n: int, k: int, sel: int):
         """(contributing mask (threads,), row (threads, 8), chunk (threads, 8)) for selector sel."""
@@ -204,7 +230,7 @@ class Sparsity:
         return contributes, row, chunk
 
     def chunks_per_row(self, k: int) -> int:
-        return k * self.element_units // self.chunk
+        return k * self.element_units // (self.chunk * self.unit_elements)
 
     def bijection_problem(self, threads: int, m: int, n: int, k: int) -> str | None:
         cpr = self.chunks_per_row(k)

@@ -28,6 +28,10 @@ QUALIFIERS = ("alayout", "blayout", "layout", "kind", "block_scale", "scale_vec"
 _PLACEHOLDER = re.compile(r"\{(\.?)(\w+)\}")
 
 
+def _placeholder_names(template: str) -> set[str]:
+    return {m.group(2) for m in _PLACEHOLDER.finditer(template)}
+
+
 def fill_template(template: str, values: dict) -> str:
     """`{name}` -> value; `{.name}` -> "." + value, or nothing when the value is empty."""
     def sub(m):
@@ -47,6 +51,7 @@ class ElementType:
     format: dict | None
     description: str
     container_bits: int | None = None
+    container_shift: int = 0  # lowest bit of the element inside its container
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,9 @@ class Operand:
     reg_type: str  # PTX register type to declare ("" for immediates)
     layout: str | None = None
     element_type: str | None = None
+    parts: tuple[tuple[str, tuple[int, ...]], ...] = ()  # a braced tuple of immediates: (name, legal values)
+    optional: bool = False  # the PTX statement may leave it out (wmma's stride)
+    observed_on: str = ""  # a fragment whose map is an observation of this target, not the manual's (wmma)
 
     def as_data(self) -> dict:
         d = {"name": self.name, "kind": self.kind, "io": self.io, "regs": self.regs, "reg_type": self.reg_type}
@@ -74,6 +82,12 @@ class Operand:
             d["values"] = list(self.values)
         if self.min_value is not None:
             d["min"] = self.min_value
+        if self.parts:
+            d["parts"] = {name: list(vals) for name, vals in self.parts}
+        if self.optional:
+            d["optional"] = True
+        if self.observed_on:
+            d["observed_on"] = self.observed_on
         return d
 
 
@@ -104,6 +118,16 @@ class Variant:
     fragment_layouts: dict[str, tuple[FragmentLayout, int, tuple[int, int, int]]] = field(default_factory=dict, repr=False)
     sparsity: Sparsity | None = None
     metadata_order: str = ""  # "increasing" when a refinement says the kept indices must increase
+    batch: int = 1  # independent products per instruction (mma.m8n8k4 .f16: one per quad-pair), stacked
+    ptxas_only: str = ""  # erratum id: ptxas accepts the variant, the manual does not define it
+    hardware_note: str = ""  # why an H100 cannot show this variant's maps although sm_90a accepts it
+
+    @property
+    def hardware(self) -> str:
+        """What the hardware shows of the maps: 'H100', or why not (see schema/database.schema.json)."""
+        if "sm_90a" not in self.requirement.targets:
+            return "not run: no sm_90a target"
+        return f"not observable on sm_90a: {self.hardware_note}" if self.hardware_note else "H100"
 
     @property
     def min_ptx(self) -> str:
@@ -138,7 +162,11 @@ class Variant:
         raise KeyError(f"{self.id} has no operand {name!r}; it has {', '.join(o.name for o in self.operands)}")
 
     def fragment_map(self, operand: str) -> FragmentMap:
+        """The map of a matrix ('a'..'d') or of the fragment operand of that name (wmma.load's 'r')."""
         cache = self.spec._map_cache
+        if operand not in self.fragment_layouts:
+            named = [o.matrix for o in self.operands if o.name == operand and o.kind == "fragment"]
+            operand = named[0] if named else operand
         if operand not in self.fragment_layouts:
             raise KeyError(f"{self.id} has no register fragment {operand!r}; it has "
                            f"{', '.join(sorted(self.fragment_layouts)) or 'none'}")
@@ -158,6 +186,11 @@ class Variant:
 
     def unpack(self, operand: str, regs) -> np.ndarray:
         return self.fragment_map(operand).unpack(regs)
+
+    def execute(self, **operands) -> np.ndarray:
+        """The destination registers, bit-exact (see ptxspec.execute)."""
+        from .execute import execute
+        return execute(self, **operands)
 
     def valid(self, target: str, ptx: str | Version) -> bool:
         ver = ptx if isinstance(ptx, Version) else Version.parse(ptx)
@@ -183,6 +216,7 @@ class Variant:
             "regs": self.regs, "operands": [o.as_data() for o in self.operands],
             "selectors": list(self.selectors),
             "metadata_nibbles": list(self.metadata_nibbles),
+            "batch": self.batch, "ptxas_only": self.ptxas_only, "hardware": self.hardware,
         }
 
 
@@ -405,7 +439,13 @@ class _Builder:
                 self.p.add(doc["types"].at(i), f"float type {t['name']} needs a format")
             self.spec.types[t["name"]] = ElementType(t["name"], t["class"], t["bits"], t["register"],
                                                      t.get("signed", t["class"] == "float"), t.get("format"),
-                                                     t.get("description", ""), t.get("container_bits"))
+                                                     t.get("description", ""), t.get("container_bits"),
+                                                     t.get("container_shift", 0))
+            c_bits, c_shift = t.get("container_bits"), t.get("container_shift", 0)
+            if c_shift and (c_bits is None or c_shift + t["bits"] > c_bits):
+                self.p.add(doc["types"].at(i), f"type {t['name']}: a {t['bits']}-bit element at bit {c_shift} "
+                           f"does not fit its {c_bits}-bit container" if c_bits else
+                           f"type {t['name']}: container_shift needs container_bits")
 
     def families(self):
         for doc in self.docs["family"]:
@@ -436,6 +476,9 @@ class _Builder:
                         self.p.add(pos, f"layout {name!r} defined twice (first at {first_pos[name]})")
                         continue
                     first_pos[name] = pos
+                    if body.get("observed_on") and body["observed_on"] not in self.spec.targets:
+                        self.p.add(body.at("observed_on"), f"unknown target {body['observed_on']!r}"
+                                   f"{did_you_mean(body['observed_on'], self.spec.targets)}")
                     try:
                         table[name] = cls.build(name, body, pos)
                     except ExprError as exc:
@@ -526,13 +569,10 @@ class _Builder:
                     self.p.add(d["requires"].at(i), "target set is empty")
                 clauses.append(Clause(v, ts))
         base = Requirement(tuple(clauses))
-        placeholders = {m.group(2) for m in _PLACEHOLDER.finditer(d["opcode"])}
-        leftover = _PLACEHOLDER.sub("", d["opcode"])
-        if "{" in leftover or "}" in leftover:
-            self.p.add(d.at("opcode"), "malformed placeholder in opcode template (use {name} or {.name})")
-        for ph in sorted(placeholders - set(OPCODE_FIELDS) - set(QUALIFIERS)):
-            self.p.add(d.at("opcode"), f"unknown opcode placeholder {{{ph}}}"
-                       f"{did_you_mean(ph, OPCODE_FIELDS + QUALIFIERS)}")
+        placeholders = self.template_placeholders(d, "opcode")
+        for gi, g in enumerate(d["groups"]):  # a group may write its own opcode template
+            if "opcode" in g:
+                placeholders |= self.template_placeholders(g, "opcode")
         inst = Instruction(d["name"], d["family"], d["description"], d.get("manual", ""), d["opcode"],
                            list(d.get("rules", [])), base, d.pos, doc.path)
         s.instructions[inst.name] = inst
@@ -551,6 +591,16 @@ class _Builder:
                 if not used[0]:
                     self.p.add(pos, f"refinement matches no variant: {dict(when)}")
 
+    def template_placeholders(self, data, key) -> set[str]:
+        placeholders = {m.group(2) for m in _PLACEHOLDER.finditer(data[key])}
+        leftover = _PLACEHOLDER.sub("", data[key])
+        if "{" in leftover or "}" in leftover:
+            self.p.add(data.at(key), "malformed placeholder in opcode template (use {name} or {.name})")
+        for ph in sorted(placeholders - set(OPCODE_FIELDS) - set(QUALIFIERS)):
+            self.p.add(data.at(key), f"unknown opcode placeholder {{{ph}}}"
+                       f"{did_you_mean(ph, OPCODE_FIELDS + QUALIFIERS)}")
+        return placeholders
+
     def group(self, inst, fam, d, g, gpos, base, refinements, placeholders):
         s = self.spec
         if "requires" in g:  # a group may state its own requirement instead of the instruction's
@@ -561,10 +611,11 @@ class _Builder:
                     return
                 clauses.append(Clause(v, ts))
             base = Requirement(tuple(clauses))
+        template = g.get("opcode", d["opcode"])
         quals = g.get("qualifiers", {})
         for q in quals:
-            if q not in placeholders:
-                self.p.add(quals.at(q), f"qualifier {q!r} does not appear in the opcode template {d['opcode']!r}")
+            if q not in _placeholder_names(template):
+                self.p.add(quals.at(q), f"qualifier {q!r} does not appear in the opcode template {template!r}")
                 return
         qual_axes = [[(q, v) for v in vals] for q, vals in quals.items()]
         sig_name = g["signature"]
@@ -599,11 +650,13 @@ class _Builder:
                         ok = False
             if not ok:
                 return
-            combos = [(a, b, c, dd) for a in types["atype"] for b in types["btype"]
-                      for dd in types["dtype"] for c in types.get("ctype", [None])]
-            combos = [(a, b, c or dd, dd) for a, b, c, dd in combos]
+            combos = [(a, b, c, dd) for a in types.get("atype", [""]) for b in types.get("btype", [""])
+                      for dd in types.get("dtype", [""]) for c in types.get("ctype", [None])]
+            # C has the type of D unless given, for the multiply-accumulates (they name atype)
+            combos = [(a, b, c if c is not None else (dd if a else ""), dd) for a, b, c, dd in combos]
         else:
             combos = [("", "", "", "")]
+        batch = g.get("batch", 1)
         sats = g.get("satfinite", [False])
         ops = g.get("op", [""])
         forms = g.get("forms", [""])
@@ -625,7 +678,7 @@ class _Builder:
             regs = self.formula(fs, "regs", REGS_NAMES, gpos)
             if regs is None:
                 return
-            frag_specs[mat] = (fs["layout"], regs, fs)
+            frag_specs[mat] = (fs.get("layout"), regs, fs)
         for o_i, o in enumerate(signature):
             if o["kind"] == "fragment" and o.get("matrix") not in frag_specs:
                 used_forms = set(o.get("forms", forms))
@@ -643,7 +696,7 @@ class _Builder:
             fields = dict(m=m, n=n, k=k, atype=a, btype=b, ctype=c, dtype=dd, satfinite=sat, op=op, form=form, **qdict)
             values = {"m": m, "n": n, "k": k, "atype": a, "btype": b, "ctype": c, "dtype": dd,
                       "satfinite": ".satfinite" if sat else "", "op": f".{op}" if op else "", **qdict}
-            ptx = fill_template(d["opcode"], values)
+            ptx = fill_template(template, values)
             req, order = base, ""
             for when, v, ts, rpos, used, meta_order in refinements:
                 if all(str(fields.get(key)) == str(val) for key, val in when.items()):
@@ -652,8 +705,16 @@ class _Builder:
                     order = meta_order or order
             bits = {f"{x}bits": s.types[t].bits for x, t in zip("abcd", (a, b, c, dd)) if t}
             shape_env = dict(M=m or 0, N=n or 0, K=k or 0)
-            fl = {}
+            fl, regs_only = {}, {}
             for mat, (lay_name, regs_f, fs) in frag_specs.items():
+                if lay_name is None:  # the register count is known, the map is not (see the group)
+                    try:
+                        regs_only[mat] = int(regs_f(**shape_env, **{x: bits.get(x, 0) for x in
+                                                                  ("abits", "bbits", "cbits", "dbits")}))
+                    except ExprError as exc:
+                        self.p.add(fs.at("regs"), f"regs for m{m}n{n}k{k}: {exc}")
+                        return
+                    continue
                 lay_name = fill_template(lay_name, {**values, "form": form})
                 lay = s.layouts.get(lay_name)
                 if lay is None:
@@ -662,11 +723,13 @@ class _Builder:
                     return
                 etype = {"a": a, "b": b, "c": c, "d": dd}[mat]
                 ebits = s.types[etype].bits
-                key = (lay.name, ebits, (m, n, k), mat, sparsity is not None)
+                if fs.get("containers"):  # each element in its type's container (e2m1 in 8 bits, say)
+                    ebits = s.types[etype].container_bits or ebits
+                key = (lay.name, ebits, (m, n, k), mat, sparsity is not None, batch)
                 if key not in checked_maps:
                     checked_maps.add(key)
                     if not self.check_fragment(inst, g, fs, lay, regs_f, ebits, fam.threads, m, n, k, mat,
-                                               sparsity, shape_env, bits):
+                                               sparsity, shape_env, {**bits, f"{mat}bits": ebits}, batch):
                         return
                 fl[mat] = (lay, ebits, (m or 0, n or 0, k or 0))
             if sparsity is not None and ("sp", sparsity.name, m, n, k) not in checked_maps:
@@ -682,11 +745,12 @@ class _Builder:
             for o in signature:
                 if o.get("forms") and form not in o["forms"]:
                     continue
-                operands.append(self.operand(o, fl, sparsity, a, b, c, dd))
+                operands.append(self.operand(o, fl, sparsity, a, b, c, dd, regs_only))
             vid = f"{ptx}:{form}" if form else ptx
             var = Variant(vid, inst.family, inst.name, ptx, form, m, n, k, a, b, c, dd, sat, op,
                           sparsity is not None, req, tuple(operands), g["name"], gpos, fam.threads, s, qdict, fl,
-                          sparsity, order if sparsity is not None else "")
+                          sparsity, order if sparsity is not None else "", batch, g.get("ptxas_only", ""),
+                          " ".join(g.get("hardware_note", "").split()))
             if vid in s._by_id:
                 other = s._by_id[vid]
                 where = f"line {other.pos.line}" if other.pos.path == gpos.path else \
@@ -697,7 +761,8 @@ class _Builder:
             s._by_key[(ptx, form)] = var
             s.variants.append(var)
 
-    def check_fragment(self, inst, g, fs, lay, regs_f, ebits, threads, m, n, k, mat, sparsity, shape_env, bits):
+    def check_fragment(self, inst, g, fs, lay, regs_f, ebits, threads, m, n, k, mat, sparsity, shape_env, bits,
+                       batch=1):
         try:
             fmap = lay.evaluate(threads, ebits, m or 0, n or 0, k or 0)
         except ExprError as exc:
@@ -710,13 +775,16 @@ class _Builder:
         except ExprError as exc:
             self.p.add(fs.at("regs"), f"regs for m{m}n{n}k{k}: {exc}")
             return False
-        want_rows, want_cols = {"a": (m, k), "b": (k, n), "c": (m, n), "d": (m, n)}[mat]
+        # a batch of independent products is stacked: A and C/D by rows, B by columns
+        want_rows, want_cols = {"a": (m * batch, k), "b": (k, n * batch), "c": (m * batch, n),
+                                "d": (m * batch, n)}[mat]
         if mat == "a" and sparsity is not None:
             want_cols = k // 2
         if (fmap.rows, fmap.cols) != (want_rows, want_cols):
             self.p.add(fs.at("layout"), f"layout {lay.name} covers a {fmap.rows}x{fmap.cols} matrix but "
                        f"{mat.upper()} of m{m}n{n}k{k} is {want_rows}x{want_cols}"
-                       + (" (packed sparse A)" if mat == "a" and sparsity else ""))
+                       + (" (packed sparse A)" if mat == "a" and sparsity else "")
+                       + (f" ({batch} stacked products)" if batch > 1 else ""))
             return False
         problem = fmap.bijection_problem()
         if problem:
@@ -728,14 +796,19 @@ class _Builder:
             return False
         return True
 
-    def operand(self, o, fl, sparsity, a, b, c, dd) -> Operand:
+    def operand(self, o, fl, sparsity, a, b, c, dd, regs_only=None) -> Operand:
         s = self.spec
         kind = o["kind"]
         values, min_value, regs, reg_type, layout, etype = None, None, 0, "", None, None
-        if kind == "fragment":
+        observed = ""
+        if kind == "fragment" and o["matrix"] in (regs_only or {}):
+            etype = {"a": a, "b": b, "c": c, "d": dd}[o["matrix"]]
+            regs = regs_only[o["matrix"]]
+            reg_type = s.types[etype].register if s.types[etype].bits >= 32 or o["matrix"] in ("c", "d") else "b32"
+        elif kind == "fragment":
             etype = {"a": a, "b": b, "c": c, "d": dd}[o["matrix"]]
             lay, ebits, shape = fl[o["matrix"]]
-            layout = lay.name
+            layout, observed = lay.name, lay.observed_on
             elements = int(lay.elements(M=shape[0], N=shape[1], K=shape[2]))
             regs = elements if ebits == 64 else -(-elements * ebits // 32)
             reg_type = s.types[etype].register if ebits >= 32 or o["matrix"] in ("c", "d") else "b32"
@@ -747,13 +820,20 @@ class _Builder:
             reg_type = "pred"
         elif kind == "selector":
             values = sparsity.selectors
+        elif kind == "scale":
+            regs, reg_type = 1, "b32"
+        elif kind == "address":  # [p]: a 64-bit address register
+            regs, reg_type = 1, "b64"
+        elif kind == "stride":  # elements between rows (columns): a 32-bit register or constant
+            regs, reg_type = 1, "b32"
+        parts = tuple((name, tuple(_int_set(vals))) for name, vals in o.get("parts", {}).items())
         if kind == "immediate" and "values" in o:
             if isinstance(o["values"], dict) and "min" in o["values"]:
                 min_value = o["values"]["min"]
             else:
                 values = tuple(_int_set(o["values"]))
         return Operand(o["name"], kind, o.get("io", "in"), o.get("matrix"), values, min_value, regs, reg_type,
-                       layout, etype)
+                       layout, etype, parts, bool(o.get("optional", False)), observed)
 
     def unused_layouts(self):
         """Layouts no variant uses yet are still checked, where their size needs no shape parameter."""
@@ -806,6 +886,12 @@ class _Builder:
                                        f"of the spec, but the evidence lists it as {key}")
                 self.spec.errata.append(Erratum(e["id"], d["family"], e["title"], e["manual"], e["manual_says"],
                                                 e["truth"], dict(e["evidence"]), pos))
+        reported = set()
+        for v in self.spec.variants:  # a variant beyond the manual must name the erratum that says so
+            if v.ptxas_only and v.ptxas_only not in ids and (v.ptxas_only, v.group) not in reported:
+                reported.add((v.ptxas_only, v.group))
+                self.p.add(v.pos, f"group {v.group!r}: ptxas_only names unknown erratum {v.ptxas_only!r}"
+                           f"{did_you_mean(v.ptxas_only, ids)}")
 
 
 def _names_for(cls, key):

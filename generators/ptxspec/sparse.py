@@ -2,7 +2,8 @@
 
 Everything comes from the variant's `Sparsity` (spec/layouts/*.yaml `sparsity:`): each row of the
 M x K matrix A is cut into chunks of `chunk` index units (`unit_bits` wide; an element spans
-`element_units` units); each chunk keeps `kept` units. The metadata register of a thread that
+`element_units` units, or a unit holds `unit_elements` elements: the pair-wise 4:8 sparsity of
+4-bit types); each chunk keeps `kept` units. The metadata register of a thread that
 `contributes` for selector `sel` holds eight nibbles; nibble n describes the chunk
 (row(t, n), chunk_index(t, n)) as its kept unit indices, the first in the low bits:
 (second << 2) | first for 4-unit chunks.
@@ -35,7 +36,7 @@ def _sparsity(variant):
 def geometry(variant) -> dict:
     """Chunk geometry of A: index bits per kept unit, elements per chunk, kept elements per chunk."""
     sp = _sparsity(variant)
-    if sp.chunk % sp.element_units or sp.kept % sp.element_units:
+    if sp.chunk % sp.element_units or sp.kept % sp.element_units or (sp.element_units > 1 and sp.unit_elements > 1):
         raise ValueError(f"{sp.name}: chunk and kept must be whole elements")
     index_bits = max(1, (sp.chunk - 1).bit_length())
     nibble_bits = index_bits * sp.kept
@@ -43,9 +44,10 @@ def geometry(variant) -> dict:
         raise ValueError(f"{sp.name}: {nibble_bits}-bit metadata fields do not tile a 32-bit register")
     cpr = sp.chunks_per_row(variant.k)
     return {"index_bits": index_bits, "nibble_bits": nibble_bits, "nibbles": 32 // nibble_bits,
-            "chunk_elements": sp.chunk // sp.element_units, "kept_elements": sp.kept // sp.element_units,
+            "chunk_elements": sp.chunk * sp.unit_elements // sp.element_units,
+            "kept_elements": sp.kept * sp.unit_elements // sp.element_units,
             "chunks_per_row": cpr, "rows": variant.m, "cols": variant.k,
-            "packed_cols": cpr * (sp.kept // sp.element_units)}
+            "packed_cols": cpr * (sp.kept * sp.unit_elements // sp.element_units)}
 
 
 def nibble_to_kept(variant, nibble) -> np.ndarray:
@@ -84,10 +86,11 @@ def _kept_elements(variant, kept) -> np.ndarray:
     for j in range(eu):  # every unit of a kept element is kept, in order, from its first unit
         if (kept[..., j::eu] != lead + j).any() or (lead % eu).any():
             raise ValueError(f"kept units do not form whole {eu}-unit elements")
-    elems = lead // eu
-    srt = np.sort(elems, axis=-1)
+    srt = np.sort(lead, axis=-1)
     if (srt[..., 1:] == srt[..., :-1]).any():
         raise ValueError("a chunk keeps the same element twice")
+    ue = sp.unit_elements  # a kept unit of ue elements keeps all of them, in order
+    elems = lead // eu if ue == 1 else (lead[..., :, None] * ue + np.arange(ue)).reshape(*lead.shape[:-1], -1)
     return elems
 
 

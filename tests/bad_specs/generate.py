@@ -884,6 +884,41 @@ case("target_set_empty",
 
 
 # =============================================================================================
+# Warp-level mma: batches, ptxas-only variants, containers, pair-wise sparsity
+
+MMA = "families/mma/mma.yaml"
+MMA_SP = "families/mma/mma_sp.yaml"
+MMA_LAYOUTS = "layouts/mma.yaml"
+
+case("ptxas_only_unknown_erratum",
+     "A group beyond the manual names an erratum that does not exist.",
+     {MMA: edit_real(MMA, ("ptxas_only: mma-m8n8k4-bf16-tf32-beyond-manual\n    hardware_note: >\n      ptxas 13.0 compiles it for sm_90a into code without any arithmetic: every D register reads\n      0x00fffdc0 whatever A, B and C hold (tests/device/campaigns/2026-11-22-mma-new.md), so the\n      H100 shows nothing of its maps; they are the .f16 form's.\n    batch: 4\n    shape: {m: [8], n: [8], k: [4]}\n    types: {atype: [bf16]",
+                           "ptxas_only: mma-m8n8k4-bf16-beyond-manual\n    hardware_note: >\n      ptxas 13.0 compiles it for sm_90a into code without any arithmetic: every D register reads\n      0x00fffdc0 whatever A, B and C hold (tests/device/campaigns/2026-11-22-mma-new.md), so the\n      H100 shows nothing of its maps; they are the .f16 form's.\n    batch: 4\n    shape: {m: [8], n: [8], k: [4]}\n    types: {atype: [bf16]"))},
+     [(MMA, "  - name: bf16_m8n8k4", "ptxas_only names unknown erratum 'mma-m8n8k4-bf16-beyond-manual' "
+                                    "(did you mean 'mma-m8n8k4-bf16-tf32-beyond-manual'?)")])
+
+case("batch_mismatches_layout",
+     "m8n8k4 .f16 with batch 2: the quad-pair layouts cover four stacked products.",
+     {MMA: edit_real(MMA, ("  - name: f16_m8n8k4_f16\n    description: >\n      Half precision m8n8k4 with f16 C and D. Quad-pair p (lanes 4p..4p+3 and 4p+16..4p+19)\n      computes its own product; the spec stacks the four: A and C/D by rows, B by columns.\n    requires:\n      - {ptx: \"6.4\", targets: {at_least: sm_70}}\n    batch: 4",
+                           "  - name: f16_m8n8k4_f16\n    description: >\n      Half precision m8n8k4 with f16 C and D. Quad-pair p (lanes 4p..4p+3 and 4p+16..4p+19)\n      computes its own product; the spec stacks the four: A and C/D by rows, B by columns.\n    requires:\n      - {ptx: \"6.4\", targets: {at_least: sm_70}}\n    batch: 2"))},
+     [(MMA, ('a: {layout: "mma.m8n8k4.qp.a.{alayout}", regs: "2"}', 1),
+       "layout mma.m8n8k4.qp.a.row covers a 32x4 matrix but A of m8n8k4 is 16x4 (2 stacked products)")])
+
+case("container_shift_outside_container",
+     "e2m1 placed at bit 6 of its 8-bit container: the element no longer fits.",
+     {TYPES: edit_real(TYPES, ("    container_shift: 2\n", "    container_shift: 6\n"))},
+     [(TYPES, "  - name: e2m1", "type e2m1: a 4-bit element at bit 6 does not fit its 8-bit container")])
+
+case("pairwise_sparsity_wrong_unit_elements",
+     "The 4-bit k64 sparsity with one element per unit: its chunks no longer tile the rows of A.",
+     {MMA_LAYOUTS: edit_real(MMA_LAYOUTS, ("    unit_bits: 8\n    unit_elements: 2\n    element_units: 1\n    chunk: 4\n    kept: 2\n    selectors: [0, 1]\n",
+                                           "    unit_bits: 8\n    unit_elements: 1\n    element_units: 1\n    chunk: 4\n    kept: 2\n    selectors: [0, 1]\n"))},
+     [(MMA_LAYOUTS, "  mma.sparse.4bit.k64:",
+       "sparsity mma.sparse.4bit.k64 for m16n8k64: selector 0: 16 threads x 8 nibbles describe 128 chunks, "
+       "but A has 16 rows x 16 chunks")])
+
+
+# =============================================================================================
 # Several problems at once: every one is reported, not just the first
 
 case("several_files_read_level",

@@ -48,9 +48,13 @@ CONSTRAINT = {"f32": ("f", "float"), "f64": ("d", "double"), "b32": ("r", "uint3
               "u64": ("l", "uint64_t")}
 
 
+GROUPS: tuple = ()  # --groups: only the variants of these spec groups
+
+
 def select_variants(spec, quick: bool = False, instruction: str = "mma") -> list:
     """The sm_90a variants of one instruction of the mma family: `mma` (dense) or `mma.sp`."""
-    vs = [v for v in spec.variants if v.family == "mma" and v.instruction == instruction and TARGET in v.targets]
+    vs = [v for v in spec.variants if v.family == "mma" and v.instruction == instruction and TARGET in v.targets
+          and (not GROUPS or v.group in GROUPS)]
     if quick:
         seen, out = set(), []
         for v in vs:
@@ -219,14 +223,14 @@ def _c_alphabet(spec, t: str, sat: bool = False) -> str:
 def _onehot(v, mat: str, shift: int) -> np.ndarray:
     """Selection matrix codes: B[k, n] = 1 iff k == (n + N*shift) % K; A[m, k] = 1 iff k == (m + M*shift) % K."""
     one = ONE[v.atype if mat == "a" else v.btype]
-    if mat == "b":
-        out = np.zeros((v.k, v.n), np.uint64)
-        n = np.arange(v.n)
-        out[(n + v.n * shift) % v.k, n] = one
+    if mat == "b":  # a batch of products stacks B by columns: every column picks within its own product
+        out = np.zeros((v.k, v.n * v.batch), np.uint64)
+        n = np.arange(v.n * v.batch)
+        out[(n % v.n + v.n * shift) % v.k, n] = one
     else:
-        out = np.zeros((v.m, v.k), np.uint64)
-        m = np.arange(v.m)
-        out[m, (m + v.m * shift) % v.k] = one
+        out = np.zeros((v.m * v.batch, v.k), np.uint64)
+        m = np.arange(v.m * v.batch)
+        out[m, (m % v.m + v.m * shift) % v.k] = one
     return out
 
 
@@ -361,14 +365,15 @@ def probe_groups(spec, alpha_name: str) -> int:
 def distinct_pairs_seed(spec, v, seed: int, bits: int, codes: tuple) -> int:
     """The first of seed, seed + 2**40, ... whose packed A (as the spec reads it) has the kept elements
     of every chunk distinct, so that each can be found by value in the dense A the hardware builds."""
-    ke = H.sparse_mod.geometry(v)["kept_elements"]
+    ue = v.sparsity.unit_elements  # pair-wise sparsity: the kept pairs must differ, as pairs
+    ku = H.sparse_mod.geometry(v)["kept_elements"] // ue
     words = H.operand_words(v, "a")
     for j in range(1000):
         s = seed + (j << 40)
         regs = Draw(s, bits, 0, "", codes).materialize(words)
         packed = v.unpack("a", H.regs_of(v, "a", regs))
-        p = packed.reshape(v.m, -1, ke)
-        if ke == 1 or all((p[..., x] != p[..., y]).all() for x in range(ke) for y in range(x + 1, ke)):
+        p = packed.reshape(v.m, -1, ku, ue)
+        if ku == 1 or all((p[:, :, x] != p[:, :, y]).any(axis=-1).all() for x in range(ku) for y in range(x + 1, ku)):
             return s
     raise RuntimeError(f"{v.id}: no seed with distinct pairs")
 
@@ -477,7 +482,10 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--random-cases", type=int, default=6)
     ap.add_argument("--spec-dir", type=Path, help="generate from this spec tree instead of the repository's")
+    ap.add_argument("--groups", default="", help="comma-separated spec groups: only their variants")
     args = ap.parse_args(argv)
+    global GROUPS
+    GROUPS = tuple(g for g in args.groups.split(",") if g)
     spec = H.ptxspec.load(args.spec_dir) if args.spec_dir else H.ptxspec.load()
     if args.campaign == "sp":
         kernels = plan_kernels(spec, args.quick, "mma.sp")

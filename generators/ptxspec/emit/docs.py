@@ -180,7 +180,7 @@ class _Family:
         fms = {}
         for v in self.variants:
             for o in v.operands:
-                if o.kind != "fragment":
+                if o.kind != "fragment" or o.matrix not in v.fragment_layouts:  # no map: register count only
                     continue
                 layout, bits, shape = v.fragment_layouts[o.matrix]
                 role = "sparse-a" if v.sparse and o.matrix == "a" else o.matrix
@@ -236,7 +236,8 @@ class _Family:
             fm = f.fm
             params = ", ".join(f"{k} = {v}" for k, v in f.params.items())
             lines = [f"{self.name}: {ROLE_WHAT[f.role]}; layout {f.layout.name}; {f.bits}-bit elements "
-                     f"({', '.join(sorted(f.types))})"]
+                     f"({', '.join(sorted(f.types))})"
+                     + (f"; observed on {f.layout.observed_on}, not normative" if f.layout.observed_on else "")]
             attrs = {"kind": "fragment", "family": self.name, "role": f.role, "layout": f.layout.name, "bits": f.bits,
                      "per-reg": fm.per_reg, "threads": fm.threads, "rows": fm.rows, "cols": fm.cols,
                      "params": " ".join(f"{k}={v}" for k, v in f.params.items())}
@@ -259,6 +260,14 @@ class _Family:
                              f"columns {c}j..{c}j+{c - 1} of the unpacked row (see the metadata map)."
                              if chunk > 1 else f"Packed column j holds the kept element of chunk j, columns "
                              f"{c}j..{c}j+{c - 1} of the unpacked row (see the metadata map).")
+            if fm.replicas > 1:  # every copy is drawn, in register order: the last one shows on top
+                per = fm.elements // fm.replicas
+                lines.append(f"Each element is held {fm.replicas} times: register r + {per // fm.per_reg}j "
+                             f"(j = 1..{fm.replicas - 1}) repeats register r; the cells show the last copy, "
+                             f"wmma.mma reads the first.")
+                attrs["replicas"] = fm.replicas
+            if f.layout.observed_on:
+                attrs["observed-on"] = f.layout.observed_on
             out[f.path] = svg.fragment(fm, lines=lines, attrs=attrs, period=f.period, chunk_header=chunk)
         for f in self.meta_figs:
             sp = f.sparsity
@@ -440,9 +449,13 @@ class _Family:
             ms, ns, ks = ({getattr(v, a) for v in vs} for a in ("m", "n", "k"))
             facts.append(f"Shape m{'/'.join(map(str, sorted(ms)))}nNk{'/'.join(map(str, sorted(ks)))}, "
                          f"N = {_ints(ns)}")
-        types = sorted({(v.dtype, v.atype, v.btype) for v in vs if v.atype})
+        types = sorted({(v.dtype, v.atype, v.btype) for v in vs if v.atype and v.btype and v.dtype})
         if types:
             facts.append("Types (D.A.B): " + ", ".join(_code(".".join(t)) for t in types))
+        else:  # wmma.load / wmma.store.d name the one matrix they move
+            moved = sorted({t for v in vs for t in (v.atype, v.btype, v.ctype, v.dtype) if t})
+            if moved:
+                facts.append("Element type: " + ", ".join(_code(t) for t in moved))
         forms = sorted({v.form for v in vs if v.form})
         if forms:
             facts.append("Forms: " + ", ".join(_code(f) for f in forms) + " (`reg`: A in registers; "
@@ -451,6 +464,25 @@ class _Family:
         if quals:
             facts.append("Qualifiers: " + ", ".join(_code(q) for q in quals)
                          + (" (optional)" if any(not _qualifiers(v) for v in vs) else ""))
+        if v0.batch > 1:
+            facts.append(f"{v0.batch} independent products per instruction (one per quad-pair of threads); the "
+                         f"maps stack them: A and C/D by rows ({v0.m * v0.batch} rows), B by columns "
+                         f"({v0.n * v0.batch} columns); product p owns rows/columns {v0.m}p .. {v0.m}p + {v0.m - 1}")
+        if v0.ptxas_only:
+            title = next(e.title for e in self.spec.errata if e.id == v0.ptxas_only)
+            facts.append(f"Not defined by the PTX ISA manual; ptxas accepts it (erratum "
+                         f"[{_code(v0.ptxas_only)}](errata.md#{slug(title)}))")
+        observed = sorted({lay.observed_on for v in vs for lay, _, _ in v.fragment_layouts.values() if lay.observed_on})
+        if observed:
+            facts.append(f"Fragment maps observed on {', '.join(observed)}, **not normative**: the PTX ISA manual "
+                         f"leaves the wmma fragments unspecified and architecture-dependent")
+        unmapped = sorted({o.name for v in vs for o in v.operands
+                           if o.kind == "fragment" and o.matrix not in v.fragment_layouts})
+        if unmapped:
+            facts.append(f"No fragment map for {', '.join(_code(n) for n in unmapped)}: register counts only")
+        hardware = sorted({v.hardware for v in vs})
+        facts.append("Maps on hardware: " + "; ".join(
+            "proven on an H100 (tests/device)" if h == "H100" else _text(h) for h in hardware))
         sels = sorted({s for v in vs for s in v.selectors})
         if sels:
             facts.append(f"Sparsity {_code(v0.sparsity.name)}, selectors {', '.join(map(str, sels))} "
@@ -478,7 +510,8 @@ class _Family:
                 in_forms = sorted({v.form for v, _ in ops})
                 regs = self._regs_text(ops)
                 vals = (", ".join(map(str, o0.values)) if o0.values is not None
-                        else f"≥ {o0.min_value}" if o0.min_value is not None else DASH)
+                        else f"≥ {o0.min_value}" if o0.min_value is not None
+                        else "; ".join(f"{part}: {', '.join(map(str, v))}" for part, v in o0.parts) or DASH)
                 reg_types = sorted({o.reg_type for _, o in ops if o.reg_type})
                 rows.append([_code(name), o0.kind, o0.io, ", ".join(reg_types) or DASH, regs, vals,
                              ", ".join(in_forms) if forms and len(in_forms) < len(forms) else "all"])
@@ -555,6 +588,13 @@ class _Family:
     def frag_section(self, f: FragFigure) -> str:
         L, fm = f.layout, f.fm
         out = [f"\n## {f.title}\n", f"{_text(L.description)}\n"]
+        if L.observed_on:
+            out.append(f"**Observed on {L.observed_on}, not normative.** The PTX ISA manual leaves this distribution "
+                       f"unspecified and architecture-dependent; it is the map measured on that target.\n")
+        if L.replicas > 1:
+            per = fm.elements // L.replicas
+            out.append(f"**{L.replicas} copies.** Elements {per}j .. {per}j + {per - 1} of every thread are copy j; "
+                       f"a load fills every copy, an instruction reads the first; the figure's cells show the last.\n")
         out.append(_table(["what", "formula"], [
             ["rows x cols", f"{_code(L.rows.source)} x {_code(L.cols.source)}"],
             ["elements per thread", _code(L.elements.source)],

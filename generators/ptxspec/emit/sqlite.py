@@ -1,4 +1,4 @@
-"""generated/ptxspec.sqlite (and its text dump generated/ptxspec.sql).
+"""generated/ptxspec.sqlite.
 
 The tables, columns, keys and descriptions come from schema/database.schema.json; this module
 only produces the rows. Fragment maps are shared by many variants, so elements are stored once
@@ -49,12 +49,12 @@ def create_tables(db: sqlite_utils.Database) -> None:
                              + (f" REFERENCES {p['x-references'].replace('.', '(')})" if "x-references" in p else "")
                              for c, p in props.items())
             db.execute(f"CREATE TABLE {name} ({cols}, PRIMARY KEY ({', '.join(table['x-primary-key'])})) WITHOUT ROWID")
-            continue
-        pk = table["x-primary-key"]
-        db.create_table(name, {c: SQL_TYPES[_base_type(p)] for c, p in props.items()},
-                        pk=pk[0] if len(pk) == 1 else tuple(pk),
-                        not_null={c for c, p in props.items() if not _nullable(p)},
-                        foreign_keys=fks)
+        else:
+            pk = table["x-primary-key"]
+            db.create_table(name, {c: SQL_TYPES[_base_type(p)] for c, p in props.items()},
+                            pk=pk[0] if len(pk) == 1 else tuple(pk),
+                            not_null={c for c, p in props.items() if not _nullable(p)},
+                            foreign_keys=fks)
         for i, cols in enumerate(table.get("x-indexes", [])):
             db[name].create_index(cols, index_name=f"{name}_{'_'.join(cols)}")
 
@@ -95,13 +95,13 @@ def rows(spec: Spec) -> dict[str, list[tuple]]:
                                 *(v.qualifiers.get(q, "") for q in QUALIFIERS), rec["min_ptx"], json.dumps(rec["targets"]),
                                 json.dumps(rec["requires"]), json.dumps(rec["regs"]), json.dumps(rec["selectors"]),
                                 json.dumps(rec["metadata_nibbles"]),
-                                v.threads, v.group))
+                                v.threads, v.group, v.batch, v.ptxas_only, v.hardware))
         for ci, clause in enumerate(v.requirement.clauses):
             out["requirement_clauses"] += [(v.id, ci, str(clause.ptx), t) for t in sorted(clause.targets, key=order)]
         out["variant_targets"] += [(v.id, t, str(v.requirement.first_ptx(spec.targets[t]))) for t in rec["targets"]]
         for pos, o in enumerate(v.operands):
             lid = per_reg = None
-            if o.kind == "fragment":
+            if o.kind == "fragment" and o.matrix in v.fragment_layouts:  # else: register count only, no map
                 layout, _, shape = v.fragment_layouts[o.matrix]
                 key = (layout.name, layout.shape_key(*shape))
                 fm = v.fragment_map(o.matrix)
@@ -110,12 +110,13 @@ def rows(spec: Spec) -> dict[str, list[tuple]]:
                 if lid is None:
                     lid = layout_ids[key] = len(layout_ids) + 1
                     out["layouts"].append((lid, layout.name, _j(dict(key[1])), fm.rows, fm.cols, fm.threads,
-                                           fm.elements))
+                                           fm.elements, layout.replicas, layout.observed_on))
                     t = np.repeat(np.arange(fm.threads), fm.elements)
                     e = np.tile(np.arange(fm.elements), fm.threads)
                     elements.append(np.stack([np.full(t.size, lid), t, e, fm.row.ravel(), fm.col.ravel()], axis=1))
             out["operands"].append((v.id, pos, o.name, o.kind, o.io, o.matrix, o.regs, o.reg_type, o.element_type, lid,
-                                    per_reg, _j(list(o.values)) if o.values is not None else None, o.min_value))
+                                    per_reg, _j(list(o.values)) if o.values is not None else None, o.min_value,
+                                    int(o.optional)))
     out["layout_elements"] = [tuple(r) for r in np.concatenate(elements).tolist()] if elements else []
     seen = set()
     for v in spec.variants:
@@ -135,6 +136,8 @@ def rows(spec: Spec) -> dict[str, list[tuple]]:
         out["swizzle_modes"] += [(fam, m.name, m.code, m.width, m.b, m.repeat, m.description) for m in sm.swizzle_modes]
         out["canonical_layouts"] += [(fam, c["major"], int(c["swizzled"]), c["cute"], c["bit_offset"].source)
                                      for c in sm.canonical_layouts]
+    from ..numerics import status_rows  # the executors' arithmetic and its measured H100 status
+    out["numerics_status"] = status_rows(spec)
     out["descriptions"] = description_rows()
     return out
 
@@ -156,33 +159,5 @@ def build(spec: Spec) -> dict[str, bytes]:
     table_rows = rows(spec)
     conn = connect(spec, table_rows)
     data = bytes(conn.serialize())
-    dump = dump_sql(conn, table_rows)
     conn.close()
-    return {"ptxspec.sqlite": data, "ptxspec.sql": dump}
-
-
-def dump_sql(conn: sqlite3.Connection, table_rows: dict[str, list[tuple]]) -> bytes:
-    """A text dump for review: the schema, then one line per row in build order (layout elements
-    one line per layout and thread, so a moved element shows as a one-line change)."""
-    lines = ["-- generated by `ptxspec build` from spec/ - do not edit", "PRAGMA foreign_keys = OFF;", "BEGIN;"]
-    objects = conn.execute("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid").fetchall()
-    lines += [f"{sql};" for typ, _, sql in objects if typ == "table"]
-    for name, data in table_rows.items():
-        if name == "layout_elements":
-            by_thread: dict[tuple, list[str]] = {}
-            for lid, t, e, r, c in data:
-                by_thread.setdefault((lid, t), []).append(f"({lid},{t},{e},{r},{c})")
-            lines += [f"INSERT INTO {name} VALUES {','.join(v)};" for v in by_thread.values()]
-        else:
-            lines += [f"INSERT INTO {name} VALUES ({','.join(map(_sql_literal, row))});" for row in data]
-    lines += [f"{sql};" for typ, _, sql in objects if typ != "table"]
-    lines.append("COMMIT;")
-    return ("\n".join(lines) + "\n").encode()
-
-
-def _sql_literal(x) -> str:
-    if x is None:
-        return "NULL"
-    if isinstance(x, int):
-        return str(x)
-    return "'" + str(x).replace("'", "''") + "'"
+    return {"ptxspec.sqlite": data}

@@ -1,0 +1,383 @@
+"""Executing one variant: the destination registers, from the source registers and shared memory.
+
+    v = ptxspec.load().variant("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16", form="desc")
+    d = v.execute(d=c_regs, a_desc=ad, b_desc=bd, smem=image, smem_origin=0x2000, scale_d=1,
+                  imm_scale_a=1, imm_scale_b=1, imm_trans_a=0, imm_trans_b=0)
+
+Operands are named as in the variant's PTX syntax (`v.operands`): register fragments as uint32
+arrays shaped (threads, regs) (uint64 for f64 registers), with an optional leading batch dimension;
+descriptors as 64-bit integers (or one per batch element); the metadata register as (threads,)
+(or (batch, threads)); immediates and the `scale_d` predicate as ints. `smem` is the shared
+memory image the descriptors point into, bytes or a uint8 array (nbytes,) or (batch, nbytes), whose
+byte 0 lies at shared address `smem_origin` (default 0). For wgmma the accumulator operand `d` is
+read as C and the result is its new value; for mma, `c` is C and the result is `d`.
+
+The arithmetic is `ptxspec.numerics`; the fragment maps, descriptor layouts and sparsity metadata
+are the spec's (`Variant.unpack/pack`, `ptxspec.smem`, `ptxspec.sparse`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import numerics as nm
+from . import smem as smem_mod
+from . import sparse as sparse_mod
+
+__all__ = ["execute", "operand_matrices", "compute"]
+
+_CHUNK = 1 << 22  # products per vectorised block of the float model
+
+
+class OperandError(TypeError):
+    pass
+
+
+_PERMS: dict = {}
+
+
+def _perm(fm):
+    """(flat matrix index of each register slot, register slot of each matrix cell) of a 32-bit map."""
+    hit = _PERMS.get(id(fm))
+    if hit is None or hit[0] is not fm:
+        flat = (fm.row * fm.cols + fm.col).ravel()
+        inv = np.empty(flat.size, np.intp)
+        inv[flat] = np.arange(flat.size)
+        hit = _PERMS[id(fm)] = (fm, flat, inv)
+    return hit[1], hit[2]
+
+
+def _unpack(v, name, regs):
+    """v.unpack, with a gather for 32-bit elements (no 64-bit intermediate, no scatter)."""
+    fm = v.fragment_map(name)
+    if fm.bits != 32:
+        return v.unpack(name, regs)
+    r = np.asarray(regs).astype(np.uint32, copy=False)
+    _, inv = _perm(fm)
+    lead = r.shape[:-2]
+    return np.take(r.reshape(lead + (-1,)), inv, axis=-1).reshape(lead + (fm.rows, fm.cols))
+
+
+def _pack(v, name, codes):
+    """v.pack, with a gather for 32-bit elements."""
+    fm = v.fragment_map(name)
+    if fm.bits != 32:
+        return v.pack(name, codes)
+    flat, _ = _perm(fm)
+    c = np.asarray(codes).astype(np.uint32, copy=False)
+    lead = c.shape[:-2]
+    return np.take(c.reshape(lead + (-1,)), flat, axis=-1).reshape(lead + (fm.threads, fm.regs))
+
+
+def _names(v):
+    return {o.name: o for o in v.operands}
+
+
+def _check_operands(v, ops: dict, smem):
+    names = _names(v)
+    unknown = sorted(set(ops) - set(names))
+    if unknown:
+        raise OperandError(f"{v.id} has no operand {', '.join(map(repr, unknown))}; it has {', '.join(names)}")
+    for o in v.operands:
+        if o.name in ops:
+            continue
+        if o.kind == "fragment" and o.io == "out":
+            continue
+        if o.kind == "predicate":
+            continue  # scale_d defaults to 1 (D = A.B + D)
+        if o.kind == "immediate" and o.values is not None and 1 in o.values and o.name.startswith("imm_scale"):
+            continue
+        if o.kind == "immediate" and o.name.startswith("imm_trans"):
+            continue
+        raise OperandError(f"{v.id}: operand {o.name!r} ({o.kind}) is missing")
+    for o in v.operands:
+        if o.kind in ("immediate", "selector") and o.name in ops and o.values is not None:
+            if int(ops[o.name]) not in o.values:
+                raise ValueError(f"{v.id}: {o.name} = {ops[o.name]} is not one of {list(o.values)}")
+    if any(o.kind == "descriptor" for o in v.operands) and smem is None:
+        raise OperandError(f"{v.id} reads shared memory through descriptors: pass smem=")
+
+
+def _regs(v, name, arr):
+    o = v.operand(name)
+    a = np.asarray(arr)
+    want = (v.threads, o.regs)
+    if a.shape[-2:] != want or a.ndim not in (2, 3):
+        raise ValueError(f"{v.id}: operand {name!r} must be shaped {want} or (batch, *{want}); got {a.shape}")
+    return a
+
+
+_LAYOUTS: dict = {}
+
+
+def _layout(v, matrix, major, desc):
+    """The operand layout a descriptor selects (memoised per spec, variant and descriptor)."""
+    key = (id(v.spec), v.id, matrix, major, desc)
+    hit = _LAYOUTS.get(key)
+    if hit is None or hit[0] is not v.spec:
+        if len(_LAYOUTS) > 4096:
+            _LAYOUTS.clear()
+        hit = _LAYOUTS[key] = (v.spec, smem_mod.layout_from_descriptor(v, matrix, major, desc))
+    return hit[1]
+
+
+def _read_smem(v, matrix, major, desc, img, origin):
+    lay = _layout(v, matrix, major, int(desc))
+    lo, hi = lay.span()
+    n = img.shape[-1]
+    if lo < origin or hi > origin + n:
+        raise ValueError(f"{v.id}: {matrix.upper()} spans shared addresses [{lo:#x}, {hi:#x}), outside the "
+                         f"image [{origin:#x}, {origin + n:#x})")
+    idx = lay.byte - origin
+    if lay.bits >= 8:
+        out = np.zeros(img.shape[:-1] + lay.shape, dtype=np.uint64)
+        for j in range(lay.bits // 8):
+            out |= img[..., idx + j].astype(np.uint64) << np.uint64(8 * j)
+        return out
+    return (img[..., idx].astype(np.uint64) >> lay.bit.astype(np.uint64)) & np.uint64((1 << lay.bits) - 1)
+
+
+def _smem_array(smem):
+    if isinstance(smem, (bytes, bytearray, memoryview)):
+        return np.frombuffer(bytes(smem), dtype=np.uint8)
+    a = np.asarray(smem)
+    if a.dtype != np.uint8:
+        raise TypeError(f"smem must be bytes or a uint8 array, not {a.dtype}")
+    return a
+
+
+def _per_batch(desc, batch):
+    d = np.asarray(desc, dtype=np.uint64).reshape(-1)
+    if d.size == 1:
+        return None, int(d[0])
+    if batch is None or d.size != batch:
+        raise ValueError(f"{d.size} descriptors for a batch of {batch}")
+    return d, None
+
+
+def _matrix_from_desc(v, matrix, major, desc, img, origin, batch):
+    ds, one = _per_batch(desc, batch)
+    if ds is None:
+        return _read_smem(v, matrix, major, one, img, origin)
+    parts = []
+    for i, d in enumerate(ds):
+        parts.append(_read_smem(v, matrix, major, int(d), img[i] if img.ndim == 2 else img, origin))
+    return np.stack(parts)
+
+
+def _check_metadata(v, meta, sel):
+    """Raise ValueError naming the first thread and nibble whose metadata is undefined."""
+    g = sparse_mod.geometry(v)
+    valid = np.zeros(1 << g["nibble_bits"], bool)
+    valid[list(v.metadata_nibbles)] = True
+    contributes, _, _ = sparse_mod.metadata_map(v, sel)
+    shifts = np.arange(g["nibbles"], dtype=np.uint64) * np.uint64(g["nibble_bits"])
+    nib = ((np.asarray(meta, np.uint64)[..., None] >> shifts) & np.uint64((1 << g["nibble_bits"]) - 1)).astype(np.int64)
+    bad = ~valid[nib] & contributes[..., :, None]
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        t, n = int(where[-2]), int(where[-1])
+        b = f"batch {int(where[0])}, " if bad.ndim == 3 else ""
+        val = int(nib[tuple(where)])
+        raise ValueError(f"{v.id}: undefined sparsity metadata: {b}thread {t} field {n} = {val:#x} "
+                         f"(valid: {', '.join(hex(x) for x in v.metadata_nibbles)}; selector {sel})")
+
+
+def _expand(v, packed, meta, sel):
+    """(dense A codes (..., M, K), kept mask (..., M, K)) from packed codes (..., M, K/2) and
+    metadata (threads,) or (batch, threads)."""
+    meta = np.asarray(meta).astype(np.uint32)
+    _check_metadata(v, meta, sel)
+    g = sparse_mod.geometry(v)
+    rows = np.arange(g["rows"])[:, None]
+    if meta.ndim == 1:
+        cols = sparse_mod.scatter_index(v, sparse_mod.unpack_metadata(v, meta, sel))
+        out = np.zeros(packed.shape[:-2] + (g["rows"], g["cols"]), dtype=packed.dtype)
+        out[..., rows, cols] = packed
+        kept = np.zeros((g["rows"], g["cols"]), bool)
+        kept[rows, cols] = True
+        return out, np.broadcast_to(kept, out.shape)
+    out = np.zeros(packed.shape[:-2] + (g["rows"], g["cols"]), dtype=packed.dtype)
+    if packed.ndim == 2:
+        packed = np.broadcast_to(packed, (meta.shape[0],) + packed.shape)
+        out = np.zeros(packed.shape[:-2] + (g["rows"], g["cols"]), dtype=packed.dtype)
+    kept = np.zeros(out.shape, bool)
+    for i in range(meta.shape[0]):
+        cols = sparse_mod.scatter_index(v, sparse_mod.unpack_metadata(v, meta[i], sel))
+        out[i, rows, cols] = packed[i]
+        kept[i, rows, cols] = True
+    return out, kept
+
+
+def operand_matrices(v, *, smem=None, smem_origin: int = 0, **ops):
+    """(A codes (..., M, K) dense, B codes (..., K, N), C codes (..., M, N), immediates) of a call;
+    for sparse variants the immediates carry `kept`, the mask of the A elements multiplied."""
+    _check_operands(v, ops, smem)
+    names = _names(v)
+    batch = None
+    for n, o in names.items():
+        if o.kind == "fragment" and n in ops:
+            a = _regs(v, n, ops[n])
+            if a.ndim == 3:
+                if batch not in (None, a.shape[0]):
+                    raise ValueError(f"{v.id}: operands disagree on the batch size")
+                batch = a.shape[0]
+    img = _smem_array(smem) if smem is not None else None
+    if img is not None and img.ndim == 2:
+        if batch not in (None, img.shape[0]):
+            raise ValueError(f"{v.id}: smem batch {img.shape[0]} != register batch {batch}")
+        batch = img.shape[0]
+    imm = {n: int(ops.get(n, 1 if n.startswith("imm_scale") or n == "scale_d" else 0))
+           for n, o in names.items() if o.kind in ("immediate", "predicate", "selector")}
+    if v.family == "wgmma":
+        c = _unpack(v, "d", _regs(v, "d", ops["d"]))
+    else:
+        c = _unpack(v, "c", _regs(v, "c", ops["c"]))
+    if "a" in names:
+        a = v.unpack("a", _regs(v, "a", ops["a"]))
+    else:
+        a = _matrix_from_desc(v, "a", "MN" if imm.get("imm_trans_a") else "K", ops["a_desc"], img, smem_origin, batch)
+    if "b" in names:
+        b = v.unpack("b", _regs(v, "b", ops["b"]))
+    else:
+        b = _matrix_from_desc(v, "b", "MN" if imm.get("imm_trans_b") else "K", ops["b_desc"], img, smem_origin, batch)
+    if v.sparse:
+        meta_name = next(o.name for o in v.operands if o.kind == "metadata")
+        sel_name = next(o.name for o in v.operands if o.kind == "selector")
+        meta = np.asarray(ops[meta_name])
+        if meta.shape[-1:] != (v.threads,):
+            raise ValueError(f"{v.id}: {meta_name} must be shaped ({v.threads},) or (batch, {v.threads})")
+        a, imm["kept"] = _expand(v, a, meta, int(ops.get(sel_name, 0)))
+    return a, b, c, imm
+
+
+def compute(v, a, b, c, imm: dict, p: nm.NumericsParams | None = None) -> np.ndarray:
+    """D codes (..., M, N) from A, B, C codes and the immediates (scale_d, imm_scale_a/b);
+    `p` overrides the variant's arithmetic parameters (hypothesis tests)."""
+    q = getattr(v, "batch", 1)
+    if q > 1 and a.shape[-2] == v.m * q:  # independent products stacked: A and C by rows, B by columns
+        M, N = v.m, v.n
+        a = a.reshape(a.shape[:-2] + (q, M, a.shape[-1]))
+        b = np.moveaxis(b.reshape(b.shape[:-1] + (q, N)), -2, -3)
+        c = c.reshape(c.shape[:-2] + (q, M, N))
+        d = compute(v, a, b, c, imm, p)
+        return d.reshape(d.shape[:-3] + (q * M, N))
+    spec = v.spec
+    p = p or nm.params(v)
+    scale_d = imm.get("scale_d", 1)
+    sa, sb = imm.get("imm_scale_a", 1), imm.get("imm_scale_b", 1)
+    if p.model in ("integer", "b1"):
+        op = v.op if p.model == "b1" else ""  # s4/u4 with .popc: the plain product (numerics._params)
+        return nm.integer_mma(spec, a, b, c, v.atype, v.btype, v.ctype, v.satfinite, op, scale_d)
+    if p.model == "f64fma":
+        mode = v.qualifiers.get("rnd") or "rn"
+        return nm.f64_chain(a, b, c, mode)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2], c.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    c = np.broadcast_to(c, batch + c.shape[-2:])
+    M, K = a.shape[-2:]
+    N = b.shape[-1]
+    flat = int(np.prod(batch)) if batch else 1
+    per = max(1, _CHUNK // (M * N * max(1, min(K, p.group or K))))
+    a2, b2, c2 = a.reshape(flat, M, K), b.reshape(flat, K, N), c.reshape(flat, M, N)
+    kept = imm.get("kept")
+    k2 = None if kept is None else np.broadcast_to(kept, batch + (M, K)).reshape(flat, M, K)
+    out = np.empty((flat, M, N), np.uint64)
+    for i in range(0, flat, per):
+        sl = slice(i, i + per)
+        ks = None if k2 is None else k2[sl]
+        if p.model == "fdpa":
+            out[sl] = nm.fdpa(spec, a2[sl], b2[sl], c2[sl], v.atype, v.btype, v.ctype, v.dtype, p, sa, sb, scale_d, ks)
+        elif p.model == "fmachain":
+            out[sl] = nm.fma_chain(spec, a2[sl], b2[sl], c2[sl], v.atype, v.btype, v.ctype, v.dtype, p)
+        elif p.model == "fp8emu":
+            out[sl] = nm.fp8_emulated(spec, a2[sl], b2[sl], c2[sl], v.atype, v.btype, v.ctype, v.dtype, p, ks,
+                                       p.split)
+        else:
+            raise ValueError(f"{v.id}: unknown arithmetic model {p.model!r}")
+    return out.reshape(batch + (M, N))
+
+
+# ---------------------------------------------------------------------------------------------
+# wmma at the memory level: wmma.load (memory -> fragment), wmma.store (fragment -> memory)
+
+
+def _wmma_matrix(v):
+    """(matrix letter, fragment map) of a wmma.load / wmma.store variant."""
+    (mat,) = v.fragment_layouts
+    return mat, v.fragment_map(mat)
+
+
+def _offsets(v, fm, stride: int) -> np.ndarray:
+    """Bit offset in memory of each matrix element, relative to the address p: `layout` decides
+    whether rows (row) or columns (col) lie `stride` elements apart."""
+    layout = v.qualifiers.get("layout")
+    r = np.arange(fm.rows, dtype=np.int64)[:, None]
+    c = np.arange(fm.cols, dtype=np.int64)[None, :]
+    if layout == "row":
+        if stride < fm.cols:
+            raise ValueError(f"{v.id}: stride {stride} is less than the {fm.cols} elements of a row")
+        idx = r * stride + c
+    elif layout == "col":
+        if stride < fm.rows:
+            raise ValueError(f"{v.id}: stride {stride} is less than the {fm.rows} elements of a column")
+        idx = c * stride + r
+    else:
+        raise ValueError(f"{v.id}: no row/col layout")
+    return idx * fm.bits  # bit offsets
+
+
+def wmma_memory(v, *, mem, p: int, stride: int, mem_origin: int = 0, r=None):
+    """wmma.load: the fragment registers read from `mem` (bytes or uint8 (nbytes,) / (batch, nbytes)
+    whose byte 0 is at address `mem_origin`) at address p with the variant's layout and `stride`
+    (elements). wmma.store: a copy of `mem` with the fragment `r` written there."""
+    mat, fm = _wmma_matrix(v)
+    img = _smem_array(mem)
+    bits = _offsets(v, fm, int(stride)) + (int(p) - mem_origin) * 8
+    if bits.min() < 0 or (bits.max() + fm.bits) > img.shape[-1] * 8:
+        raise ValueError(f"{v.id}: the matrix at {int(p):#x} (stride {stride}) lies outside the memory "
+                         f"[{mem_origin:#x}, {mem_origin + img.shape[-1]:#x})")
+    if fm.bits >= 8 and (bits % fm.bits).any():
+        raise ValueError(f"{v.id}: address {int(p):#x} is not aligned to the {fm.bits // 8}-byte elements")
+    byte = bits // 8
+    if v.instruction.startswith("wmma.load"):
+        if fm.bits >= 8:
+            out = np.zeros(img.shape[:-1] + byte.shape, np.uint64)
+            for j in range(fm.bits // 8):
+                out |= img[..., byte + j].astype(np.uint64) << np.uint64(8 * j)
+        else:
+            out = (img[..., byte].astype(np.uint64) >> (bits % 8).astype(np.uint64)) & np.uint64((1 << fm.bits) - 1)
+        return v.pack(mat, out)
+    if r is None:
+        raise OperandError(f"{v.id}: operand 'r' (the fragment to store) is missing")
+    vals = v.unpack(mat, _regs(v, "r", r)).astype(np.uint64)
+    out = np.array(np.broadcast_to(img, vals.shape[:-2] + img.shape[-1:]), dtype=np.uint8)
+    if fm.bits >= 8:
+        for j in range(fm.bits // 8):
+            out[..., byte + j] = ((vals >> np.uint64(8 * j)) & np.uint64(0xFF)).astype(np.uint8)
+    else:
+        sh = (bits % 8).astype(np.uint64)
+        mask = (np.uint64((1 << fm.bits) - 1) << sh).astype(np.uint8)
+        flat = out.reshape(-1, out.shape[-1])
+        v2 = ((vals & np.uint64((1 << fm.bits) - 1)) << sh).astype(np.uint8).reshape(flat.shape[0], -1)
+        bf, mf = byte.ravel(), mask.ravel()
+        for i in range(flat.shape[0]):  # elements share bytes: clear and set element by element
+            row = flat[i].astype(np.int64)
+            np.bitwise_and.at(row, bf, ~mf.astype(np.int64))
+            np.bitwise_or.at(row, bf, v2[i].astype(np.int64))
+            flat[i] = row.astype(np.uint8)
+    return out
+
+
+def execute(v, *, smem=None, smem_origin: int = 0, **ops) -> np.ndarray:
+    """The destination registers of variant v, (threads, regs) or (batch, threads, regs); for
+    wmma.load the loaded fragment, for wmma.store the memory image with D stored (wmma_memory)."""
+    if v.family == "wmma" and (v.instruction.startswith("wmma.load") or v.instruction.startswith("wmma.store")):
+        if "mem" not in ops:
+            raise OperandError(f"{v.id} reads or writes memory: pass mem= (bytes), p= and stride=")
+        return wmma_memory(v, **ops)
+    if not nm.computes_product(v):
+        raise OperandError(f"{v.id} computes no matrix product: nothing to execute")
+    a, b, c, imm = operand_matrices(v, smem=smem, smem_origin=smem_origin, **ops)
+    d = compute(v, a, b, c, imm)
+    return _pack(v, "d", d)
