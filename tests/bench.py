@@ -44,7 +44,7 @@ def main():
             ("variant lookup by opcode", timed(lambda: spec.variant(
                 "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16", "reg"), repeat=1000)),
             ("database built (rows + sqlite file)", timed(lambda: sqlite_emit.connect(spec).serialize())),
-            ("database + its .sql text dump", timed(lambda: sqlite_emit.build(spec))),
+            ("database (sqlite)", timed(lambda: sqlite_emit.build(spec))),
         ]
         db = Database.open(ROOT / "generated" / "ptxspec.sqlite")
         vid = "wgmma.mma_async.sync.aligned.m64n200k32.f32.e4m3.e4m3:reg"

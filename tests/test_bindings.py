@@ -159,8 +159,17 @@ def test_bindings_compile_and_assemble(spec, headers, tmp_path):
     inc = ["-I", str(headers)]
     jobs = []  # (label, nvcc command, ptx path or None, expected opcodes, target for ptxas)
 
-    wg = [v for v in spec.variants if v.family == "wgmma"]
-    others = [v for v in spec.variants if v.family != "wgmma"]
+    known = [t for t in spec.targets if spec.targets[t].ptxas]
+    # variants nvcc 13.5 cannot emit: PTX 9.5 no longer accepts them (`until`: wmma f16 .satfinite,
+    # up to PTX 6.5) or only targets it lacks run them; their guards are still checked (false on
+    # every target below)
+    unbuildable = [v for v in spec.variants if not any(v.valid(t, NVCC_PTX) for t in known)]
+    for v in unbuildable:
+        assert all((getattr(c, "until", None) is not None and c.until <= NVCC_PTX)
+                   or not any(spec.targets[t].ptxas for t in c.targets) for c in v.requirement.clauses), v.id
+    buildable = [v for v in spec.variants if v not in unbuildable]
+    wg = [v for v in buildable if v.family == "wgmma"]
+    others = [v for v in buildable if v.family != "wgmma"]
     # wgmma: sm_90a only; split so that the two cores share the work
     wg_targets = _cover_targets(spec, wg)
     assert wg_targets == ["sm_90a"]
@@ -228,7 +237,8 @@ def test_bindings_compile_and_assemble(spec, headers, tmp_path):
     failures = [f"{label}: {p}" for label, ps in results for p in ps]
     assert not failures, "\n".join(failures[:20])
     elapsed = time.monotonic() - t0
-    print(f"\n{len(jobs)} compiles ({len(spec.variants)} bindings) in {elapsed:.1f} s; slowest: "
+    print(f"\n{len(jobs)} compiles ({len(buildable)} bindings; {len(unbuildable)} that nvcc 13.5 cannot emit "
+          f"left out) in {elapsed:.1f} s; slowest: "
           + ", ".join(f"{k} {t:.1f} s" for k, t in sorted(timing.items(), key=lambda x: -x[1])[:8]))
 
 

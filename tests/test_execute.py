@@ -100,8 +100,21 @@ def test_params_come_from_rules_for_every_measured_variant(spec):
             continue
         p = nm.params(v)
         assert p == nm._params(v)
-        if p.model == "fdpa":
-            assert p.group == v.k
+        if p.model == "fdpa":  # one step over K; wmma m16n16k8 .tf32: two HMMA.1684 steps of k4
+            assert p.group == (4 if (v.family, v.k, v.atype) == ("wmma", 8, "tf32") else v.k)
+
+
+def test_variants_the_h100_cannot_show_are_refused(spec):
+    """m8n8k4 .bf16/.tf32 (D reads 0x00fffdc0 whatever the inputs) and wmma .f64 m16n16k16/k8 (no
+    multiply emitted): the spec's hardware_note; no model, no campaign, a clear refusal."""
+    noted = [v for v in spec.variants if v.hardware_note and nm.computes_product(v)]
+    assert {v.m for v in noted} >= {8, 16} and len(noted) >= 48
+    assert not set(G.runnable(spec)) & set(noted)
+    v = spec.variant("mma.sync.aligned.m8n8k4.row.col.f32.bf16.bf16.f32")
+    z = {n: np.zeros((32, v.operand(n).regs), np.uint32) for n in ("a", "b", "c")}
+    with pytest.raises(NotImplementedError, match="not observable on sm_90a: ptxas 13.0 compiles it"):
+        v.execute(**z)
+    assert {r[0]: r[3] for r in nm.status_rows(spec)}[v.id] == "no model"
 
 
 def _put(mem, mat, p, stride, layout, bits):

@@ -1,8 +1,9 @@
 """The executors stay bit-exact with the H100: recorded hardware cases, recomputed without a GPU.
 
 tests/device/records/numerics-*.json holds one entry per kernel of the executor campaign
-(tests/device/campaigns/2026-11-22-numerics.md: every wgmma, mma and mma.sp variant sm_90a runs,
-280 million D elements compared bit for bit, 0 mismatches): its case count and, for one case per
+(tests/device/campaigns/2026-11-22-numerics.md: every wgmma, mma, mma.sp and wmma.mma variant an
+H100 runs, 2,508 variants, 301 million D elements compared bit for bit, 0 mismatches): its case
+count and, for one case per
 kernel (rotating through the input kinds: random bits, narrow and wide exponents, zeros and
 subnormals, cancellation, Inf/NaN, signed zeros, alignment), the digest of the D registers the
 H100 returned. Each such case is redrawn from its seed (SplitMix64, no numpy random streams) and
@@ -48,7 +49,16 @@ def test_records_cover_their_variants(spec):
     assert not gone, f"recorded variants no longer in the spec: {gone[:3]}"
     thin = sorted(vid for vid, n in outputs.items() if n < 100_000)
     assert not thin, thin[:3]
-    assert len(outputs) >= 2286  # every wgmma, mma and mma.sp variant sm_90a ran at the campaign
+    assert len(outputs) >= 2508  # every product variant whose `hardware` is "H100" (2026-11-22)
+
+
+def test_every_h100_variant_is_recorded(spec):
+    """Each variant the H100 runs (Variant.hardware == "H100") that computes a product has records."""
+    from ptxspec import numerics as nm
+    have = nm.measured()
+    missing = sorted(v.id for v in spec.variants
+                     if nm.computes_product(v) and v.hardware == "H100" and v.id not in have)
+    assert not missing, f"{len(missing)} variants without hardware records, e.g. {missing[:3]}"
 
 
 def _kernels():
@@ -79,12 +89,37 @@ def test_every_recorded_case_replays(replayed):
 def test_a_changed_model_is_caught(spec):
     """The replay is sensitive: one fraction bit less in the alignment changes recorded digests."""
     from ptxspec import numerics as nm
-    _, doc = _docs()[0]
-    k = next(k for k in doc["kernels"] if k["variant"] == "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16:reg"
-             and k["imm"].get("imm_scale_a") == 1)
+    vid = "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16:reg"
+    k = next(k for _, doc in _docs() for k in doc["kernels"] if k["variant"] == vid and k["imm"].get("imm_scale_a") == 1)
     v = G.variant_of(spec, k["variant"])
     cases = [G.case_inputs(spec, k, i) for i in (1, 4)]  # narrow and cancellation
     good = G.expected_words(spec, v, cases)
     p = nm.params(v)
     worse = G.expected_words(spec, v, cases, nm.NumericsParams(p.model, p.group, p.F - 1, p.round, p.keep, p.zero_exp))
     assert (good != worse).any()
+
+
+@pytest.mark.parametrize("vid,other", [
+    # m8n8k4 .f16 (ptxas's FFMA emulation): the f16 form's pairs as one chain from +0 instead
+    ("mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16", {"group": 4}),
+    # the f32 form's chain as the tensor cores' fused step
+    ("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32", {"model": "fdpa", "F": 25, "round": "rz"}),
+    # wmma .f16.f32: rounding straight to f16 (no f32 step first)
+    ("wmma.mma.sync.aligned.row.col.m16n16k16.f16.f32", {"via": "", "round": "rn"}),
+    # wmma m16n16k8 .tf32: one step over k8 instead of two HMMA.1684 steps of k4
+    ("wmma.mma.sync.aligned.row.col.m16n16k8.f32.tf32.tf32.f32", {"group": 8}),
+])
+def test_the_followup_models_are_pinned(spec, vid, other):
+    """The alternatives the follow-up campaign refuted change recorded hardware digests."""
+    from dataclasses import replace
+
+    from ptxspec import numerics as nm
+    k = next(k for _, doc in _docs() for k in doc["kernels"] if k["variant"] == vid)
+    v = G.variant_of(spec, vid)
+    kinds = {"f16.f16.f16.f16": (3, 8), "f16.f32": (3,)}.get(next((t for t in ("f16.f16.f16.f16", "f16.f32")
+                                                                  if vid.endswith(t)), ""), (0, 1))
+    cases = [G.case_inputs(spec, k, i) for i in kinds]  # zeros/subnormals, signed zeros; or bits, narrow
+    good = G.expected_words(spec, v, cases)
+    worse = G.expected_words(spec, v, cases, replace(nm.params(v), **other))
+    assert (good != worse).any()
+

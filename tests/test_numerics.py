@@ -242,3 +242,94 @@ def test_undefined_metadata_is_rejected(spec):
         v.execute(a=z("a"), b=z("b"), c=z("c"), f=0)
     with pytest.raises(ValueError, match="shaped"):
         v.execute(a=np.zeros((32, 3), np.uint32), b=z("b"), c=z("c"), e=np.full(32, 0x44444444, np.uint32), f=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# fmachain (mma.m8n8k4 .f16 on sm_90: ptxas's f32 FFMA/FADD emulation), against IEEE rules
+# written out in rational arithmetic
+
+
+F32 = (23, -126, 127)
+F16 = (10, -14, 15)
+
+
+def _ieee_add(x, y):
+    """x + y rounded to nearest f32, IEEE signed zeros; x, y are (signed Fraction, negative)."""
+    s = x[0] + y[0]
+    if s == 0:
+        return Fraction(0), bool(x[1] and y[1])  # -0 only for (-0) + (-0)
+    r = _round_ref(s, *F32, "rn")  # (magnitude, negative)
+    assert r[0] != "inf"
+    return (-r[0] if r[1] else r[0]), r[1]
+
+
+def _fmachain_ref(spec, a, b, c, ct, dt, group):
+    prods = []
+    for ac, bc in zip(a, b):
+        (va, na), (vb, nb) = _value_of(spec, "f16", int(ac)), _value_of(spec, "f16", int(bc))
+        prods.append((va * vb, na != nb))
+    acc = _value_of(spec, ct, int(c))
+    for k0 in range(0, len(prods), group):
+        grp = prods[k0:k0 + group]
+        s = (Fraction(0), False) if group == len(prods) else grp.pop(0)  # FFMA with +0, or FMUL
+        for p in grp:
+            s = _ieee_add(s, p)
+        acc = _ieee_add(acc, s)
+    if dt == "f16" and acc[0]:
+        return _round_ref(acc[0], *F16, "rn")  # (magnitude, negative) or ("inf", negative)
+    return acc
+
+
+@pytest.mark.parametrize("ct,dt,group", [("f32", "f32", 4), ("f16", "f32", 4), ("f16", "f16", 2)])
+@pytest.mark.parametrize("kind", ["narrow", "wide", "zerosub", "signedzero", "align", "onebig"])
+def test_fma_chain_matches_ieee_reference(spec, ct, dt, group, kind):
+    M, K, N = 4, 4, 8
+    A = G.codes(spec, "f16", (M, K), kind if kind not in ("align", "onebig") else "narrow", 31)
+    B = G.codes(spec, "f16", (K, N), kind if kind not in ("align", "onebig") else "narrow", 32)
+    C = G.codes(spec, ct, (M, N), kind if kind != "onebig" else "narrow", 33)
+    D = nm.fma_chain(spec, A, B, C, "f16", "f16", ct, dt, nm.NumericsParams("fmachain", group, 0, "rn"))
+    for i in range(M):
+        for j in range(N):
+            ref = _fmachain_ref(spec, A[i], B[:, j], C[i, j], ct, dt, group)
+            got = _value_of(spec, dt, int(D[i, j]))
+            if ref[0] == "inf":
+                assert got == ref
+            else:
+                assert abs(got[0]) == abs(ref[0]) and got[1] == ref[1], (i, j, got, ref)
+
+
+def test_fma_chain_zeros_and_specials(spec):
+    p32, p16 = nm.NumericsParams("fmachain", 4, 0, "rn"), nm.NumericsParams("fmachain", 2, 0, "rn")
+    neg0 = np.full((1, 4), 0x8000, np.uint64)
+    pos0 = np.zeros((4, 1), np.uint64)
+    # every product -0 and C = -0: the f32 chain starts from +0 (FFMA with RZ): +0; the f16 form
+    # starts from the first product (FMUL): -0 (the H100's 0x8000, tests/device/records)
+    assert nm.fma_chain(spec, neg0, pos0, np.array([[1 << 31]]), "f16", "f16", "f32", "f32", p32)[0, 0] == 0
+    assert nm.fma_chain(spec, neg0, pos0, np.array([[0x8000]]), "f16", "f16", "f16", "f16", p16)[0, 0] == 0x8000
+    inf = np.array([[0x7C00, 0x3C00, 0, 0]], np.uint64)
+    ninf = np.array([[0x3C00], [0xFC00], [0], [0]], np.uint64)  # +Inf x 1 + 1 x -Inf: invalid
+    assert nm.fma_chain(spec, inf, ninf, np.array([[0]]), "f16", "f16", "f32", "f32", p32)[0, 0] == 0x7FFFFFFF
+    assert nm.fma_chain(spec, inf, ninf, np.array([[0]]), "f16", "f16", "f16", "f16", p16)[0, 0] == 0x7FFF
+    big = np.array([[0x7BFF, 0x7BFF, 0, 0]], np.uint64)  # 65504^2 twice: f32 finite, beyond f16: +Inf
+    one = np.array([[0x7BFF], [0x7BFF], [0], [0]], np.uint64)
+    assert nm.fma_chain(spec, big, one, np.array([[0]]), "f16", "f16", "f16", "f16", p16)[0, 0] == 0x7C00
+
+
+def test_mixed_accumulators(spec):
+    """wmma .f16.f32 (D f16, C f32): the f32 step, then an IEEE conversion to f16 (F2FP keeps the
+    sign of a negative result that rounds to zero); .f32.f16 (D f32, C f16): C enters as f32, so
+    an f16 subnormal C aligns on its f32 exponent."""
+    z = np.zeros((1, 16), np.uint64)
+    a = z.copy()
+    a[0, 0] = 0x8400  # -2^-14
+    b = np.zeros((16, 1), np.uint64)
+    b[0, 0] = 0x0400  # 2^-14: the product -2^-28 rounds to -0 in f16
+    v = spec.variant("wmma.mma.sync.aligned.row.col.m16n16k16.f16.f32")
+    p = nm.params(v)
+    assert (p.model, p.via, p.round) == ("fdpa", "f32", "rz")
+    assert nm.fdpa(spec, a, b, np.zeros((1, 1)), "f16", "f16", "f32", "f16", p)[0, 0] == 0x8000
+    a[0, 0], b[0, 0] = 0x0001, 0x0004  # 2^-24 x 2^-22 = 2^-46: 2 ulps of C = 2^-24 (f16 0x0001)
+    v = spec.variant("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16")
+    p = nm.params(v)
+    d = nm.fdpa(spec, a, b, np.array([[0x0001]]), "f16", "f16", "f16", "f32", p)[0, 0]
+    assert d == 0x33800002  # aligned on C's f16 exponent (-14) the product would be cut: 0x33800000

@@ -52,6 +52,9 @@ def verdicts(spec, variants):
                 prev = spec.previous_version(first)
                 if prev is not None and prev in spec.ptxas_versions:
                     batches[(prev, t.name)].append((("earlier", v.id, t.name), line))
+                until = v.requirement.until(t)
+                if until is not None:  # removed from the ISA: rejected from that version on
+                    batches[(until, t.name)].append((("removed", v.id, t.name), line))
             else:
                 batches[(LATEST, t.name)].append((("off", v.id, t.name, LATEST), line))
                 batches[(t.ptx, t.name)].append((("off", v.id, t.name, t.ptx), line))
@@ -124,3 +127,11 @@ def test_scale_selectors(spec, variants):
     assert len(verdicts) >= 100, "no block-scaled variants under test"
     wrong = [key for key, (accepted, _) in verdicts.items() if accepted != key[-1]]
     assert not wrong, f"{len(wrong)} of {len(verdicts)} selector values judged otherwise than the spec says: {wrong[:10]}"
+
+
+def test_rejected_from_the_version_that_removed_it(verdicts):
+    """Variants removed from the ISA (`until`, e.g. .satfinite on .f16 wmma.mma at PTX 6.5) are
+    rejected from that version on, on every target that accepted them before."""
+    bad = _failures(verdicts, "removed", False)
+    checked = sum(1 for k in verdicts if k[0] == "removed")
+    assert checked >= 48 and not bad, f"{len(bad)} of {checked} still accepted: {[b[0] for b in bad[:20]]}"

@@ -52,7 +52,7 @@ def _accepted(search, family):
 def test_opcodes_equal_what_ptxas_accepts(spec, search, family):
     fams = ("mma", "mma.sp") if family == "mma" else ("wmma",)
     accepted = _accepted(search, fams)
-    ours = {v.ptx for v in spec.variants if v.family == family}
+    ours = {v.ptx for v in spec.variants if v.family == family and v.requirement.until_ptx is None}  # 9.5 search
     if family == "wmma" and not ours:
         pytest.skip("no wmma variants in the spec yet")
     missing, extra = sorted(set(accepted) - ours), sorted(ours - set(accepted))

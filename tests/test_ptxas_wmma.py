@@ -46,7 +46,8 @@ def survey():
 
 @pytest.fixture(scope="module")
 def wmma(spec):
-    vs = [v for v in spec.variants if v.family == "wmma"]
+    # the variants PTX 9.5 still has (the 48 .satfinite .f16 ones removed in 6.5: test_ptxas_families)
+    vs = [v for v in spec.variants if v.family == "wmma" and v.requirement.until_ptx is None]
     assert len(vs) == 666
     return vs
 
@@ -157,7 +158,7 @@ def _mutations(opcode: str):
 
 
 def test_near_misses_are_rejected(spec, wmma):
-    by_ptx = {v.ptx: v for v in spec.variants if v.family == "wmma"}
+    by_ptx = {v.ptx: v for v in wmma}
 
     def signature(v):
         return [(o.kind, o.regs, o.reg_type) for o in v.operands]

@@ -146,3 +146,18 @@ def test_every_qualifier_is_a_column(db, spec):
         assert got == want, q
     rz = [r for r in db.variants(["rnd=rz"]) if r["family"] == "mma"]  # wmma spells layouts before the shape
     assert {r["ptx"].split(".")[3] for r in rz} == {"m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"}
+
+
+def test_columns_hold_the_schema_types():
+    """A string column holds text (a declared type without TEXT affinity would turn '8.4' into 8.4)."""
+    import json
+    schema = json.loads((ROOT / "schema" / "database.schema.json").read_text())["$defs"]
+    conn = sqlite3.connect(DB)
+    for table, t in schema.items():
+        if "x-view" in t:
+            continue
+        for col, p in t["properties"].items():
+            kinds = {"string": {"text"}, "integer": {"integer"}}[p["type"] if isinstance(p["type"], str)
+                                                                 else next(x for x in p["type"] if x != "null")]
+            got = {r[0] for r in conn.execute(f"SELECT DISTINCT typeof({col}) FROM {table}")} - {"null"}
+            assert got <= kinds, (table, col, got)

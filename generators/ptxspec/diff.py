@@ -1046,6 +1046,8 @@ class _Comparer:
         if bv.sparsity is not None and hv.sparsity is not None and \
                 bv.sparsity.valid_nibbles != hv.sparsity.valid_nibbles:
             identity = identity | {"metadata_nibbles"}  # reported once per sparsity as sparsity.nibbles.*
+        if bv.hardware_note == hv.hardware_note:
+            identity = identity | {"hardware"}  # derived from the targets, which requirement.* report
         keys = [k for k in sorted(set(rb) | set(rh)) if k not in identity and rb.get(k) != rh.get(k)]
         if not keys:
             return

@@ -75,21 +75,34 @@ def _known(name: str, targets) -> str:
 class Clause:
     ptx: Version
     targets: frozenset[str]
+    until: Version | None = None  # first PTX version that no longer accepts it (None: still valid)
 
 
 @dataclass(frozen=True)
 class Requirement:
     """Valid on target T at PTX version V iff some clause has T in its targets, V >= its ptx,
-    and V >= the first version that knows T."""
+    V < its `until` (where given), and V >= the first version that knows T."""
 
     clauses: tuple[Clause, ...]
 
     def valid(self, target: Target, ptx: Version) -> bool:
-        return ptx >= target.ptx and any(target.name in c.targets and ptx >= c.ptx for c in self.clauses)
+        return ptx >= target.ptx and any(target.name in c.targets and ptx >= c.ptx
+                                         and (c.until is None or ptx < c.until) for c in self.clauses)
 
     def first_ptx(self, target: Target) -> Version | None:
         found = [max(c.ptx, target.ptx) for c in self.clauses if target.name in c.targets]
         return min(found) if found else None
+
+    def until(self, target: Target) -> Version | None:
+        """The first PTX version from which the target no longer accepts it (None: it still does)."""
+        ends = [c.until for c in self.clauses if target.name in c.targets]
+        return None if not ends or None in ends else max(ends)
+
+    @property
+    def until_ptx(self) -> Version | None:
+        """The first PTX version that no target accepts it at any more (None: some target still does)."""
+        ends = [c.until for c in self.clauses]
+        return None if None in ends else max(ends)
 
     @property
     def targets(self) -> frozenset[str]:
@@ -101,8 +114,10 @@ class Requirement:
 
     def refined(self, ptx: Version | None, targets: frozenset[str] | None) -> "Requirement":
         return Requirement(tuple(
-            Clause(max(c.ptx, ptx) if ptx else c.ptx, c.targets & targets if targets is not None else c.targets)
+            Clause(max(c.ptx, ptx) if ptx else c.ptx, c.targets & targets if targets is not None else c.targets,
+                   c.until)
             for c in self.clauses))
 
     def as_data(self, order) -> list[dict]:
-        return [{"ptx": str(c.ptx), "targets": sorted(c.targets, key=order)} for c in self.clauses]
+        return [{"ptx": str(c.ptx), "targets": sorted(c.targets, key=order),
+                 **({"until": str(c.until)} if c.until else {})} for c in self.clauses]

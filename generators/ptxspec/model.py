@@ -212,6 +212,7 @@ class Variant:
             "satfinite": self.satfinite, "op": self.op, "sparse": self.sparse,
             **{q: self.qualifiers.get(q, "") for q in QUALIFIERS if q in self.qualifiers},
             "min_ptx": self.min_ptx, "targets": self.targets,
+            **({"until_ptx": str(self.requirement.until_ptx)} if self.requirement.until_ptx else {}),
             "requires": self.requirement.as_data(order),
             "regs": self.regs, "operands": [o.as_data() for o in self.operands],
             "selectors": list(self.selectors),
@@ -550,6 +551,22 @@ class _Builder:
                 except ExprError as exc:
                     self.p.add(d["canonical_layouts"][i].at("bit_offset"), f"bit_offset: {exc}")
 
+    def clause(self, r) -> Clause | None:
+        """One requirement alternative; with `until`, only targets that some version before it knows."""
+        v, ts = self.version(r, "ptx"), self.target_set(r, "targets")
+        if v is None or ts is None:
+            return None
+        until = None
+        if "until" in r:
+            until = self.version(r, "until")
+            if until is None:
+                return None
+            if until <= v:
+                self.p.add(r.at("until"), f"until {until} is not after ptx {v}")
+                return None
+            ts = frozenset(t for t in ts if self.spec.targets[t].ptx < until)
+        return Clause(v, ts, until)
+
     # -- instructions and their variants -------------------------------------------------------
     def instruction(self, doc: Document):
         d = doc.data
@@ -563,11 +580,11 @@ class _Builder:
             return
         clauses = []
         for i, r in enumerate(d["requires"]):
-            v, ts = self.version(r, "ptx"), self.target_set(r, "targets")
-            if v and ts is not None:
-                if not ts:
+            c = self.clause(r)
+            if c is not None:
+                if not c.targets:
                     self.p.add(d["requires"].at(i), "target set is empty")
-                clauses.append(Clause(v, ts))
+                clauses.append(c)
         base = Requirement(tuple(clauses))
         placeholders = self.template_placeholders(d, "opcode")
         for gi, g in enumerate(d["groups"]):  # a group may write its own opcode template
@@ -606,10 +623,13 @@ class _Builder:
         if "requires" in g:  # a group may state its own requirement instead of the instruction's
             clauses = []
             for i, r in enumerate(g["requires"]):
-                v, ts = self.version(r, "ptx"), self.target_set(r, "targets")
-                if v is None or ts is None:
+                c = self.clause(r)
+                if c is None:
                     return
-                clauses.append(Clause(v, ts))
+                if not c.targets:
+                    self.p.add(g["requires"].at(i), "target set is empty")
+                    return
+                clauses.append(c)
             base = Requirement(tuple(clauses))
         template = g.get("opcode", d["opcode"])
         quals = g.get("qualifiers", {})

@@ -17,9 +17,18 @@ confirmed bit for bit on an H100, tests/device/campaigns/2026-11-22-numerics.md)
   result is +0 (also a nonzero sum that rounds to zero); a NaN result has the canonical bits;
   an exact sum beyond the range is +-Inf. Sparse forms: one step over the kept products of the
   whole dense K; the A elements the metadata drops take no part (not even as 0 x Inf).
+  With `via` (wmma .f16.f32: D f16, C f32), the steps round to `via` (f32, the f32 rule's F
+  and rounding: HMMA.F32) and that result is converted to D's type to nearest (F2FP: the sign of
+  a result that rounds to zero is kept). An f16 C of an f32 step enters converted to f32
+  (wmma .f32.f16: HADD2.F32), so an f16 subnormal aligns on its f32 exponent.
+  wmma m16n16k8 .tf32: two steps of k4 (HMMA.1684).
 * fp8emu: `mma.sync` with fp8 inputs on sm_90, as ptxas 13 emulates it: the fp8 values become
   f16 (e4m3 subnormals are f16 normals there), two f16 steps over (k // split) even, then odd
   (the first from +0, the second accumulating it), then C added with an IEEE round-to-nearest add.
+* fmachain: `mma.m8n8k4` with f16 inputs on sm_90, as ptxas 13 emulates it without tensor
+  cores: everything in f32, round to nearest each operation; D f32: a chain of fused
+  multiply-adds in k order from +0, then C + chain; D f16: (C + (a0 b0 + a1 b1)) + (a2 b2 + a3 b3)
+  (each pair an FMUL and an FFMA), then rounded to f16. IEEE signed zeros and canonical NaNs.
 * f64fma: a chain of correctly rounded fused multiply-adds in k order from C, with the variant's
   rounding mode; a NaN operand propagates quieted (B's first, then the accumulator, then A's);
   an invalid operation gives F64_NAN.
@@ -30,7 +39,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-__all__ = ["Fields", "decode_fields", "params", "fdpa", "integer_mma", "f64_chain", "round_to_format",
+__all__ = ["Fields", "decode_fields", "params", "fdpa", "fma_chain", "integer_mma", "f64_chain", "round_to_format",
            "canonical_nan", "RULES", "NumericsParams"]
 
 # ---------------------------------------------------------------------------------------------
@@ -39,8 +48,8 @@ __all__ = ["Fields", "decode_fields", "params", "fdpa", "integer_mma", "f64_chai
 
 @dataclass(frozen=True)
 class NumericsParams:
-    model: str  # integer | b1 | fdpa | fp8emu | f64fma
-    group: int = 0  # k terms per fused step (0: the whole K of the instruction)
+    model: str  # integer | b1 | fdpa | fp8emu | fmachain | f64fma
+    group: int = 0  # k terms per fused step (0: the whole K of the instruction); fmachain: per chain
     F: int = 0  # fraction bits kept below the largest exponent of a step
     round: str = "rz"  # final rounding of a step: rz | rn
     keep: int = 0  # fraction bits the result keeps (0: all of the output format)
@@ -53,6 +62,7 @@ class NumericsParams:
 
 
 #: (family, input class, output type) -> parameters. Input class: the A type, with fp8 for e4m3/e5m2.
+#: A key "family.mMnNkK" (one shape) comes before the family's, and that before "*"'s.
 RULES: dict[tuple[str, str, str], NumericsParams] = {
     ("*", "int", "s32"): NumericsParams("integer"),
     ("*", "b1", "s32"): NumericsParams("b1"),
@@ -65,6 +75,7 @@ RULES: dict[tuple[str, str, str], NumericsParams] = {
     ("mma", "fp8", "f32"): NumericsParams("fp8emu", 16, 25, "rz", split=2),
     ("mma", "fp8", "f16"): NumericsParams("fp8emu", 16, 25, "rn", split=2),
     ("*", "f64", "f64"): NumericsParams("f64fma"),
+    ("wmma.m16n16k8", "tf32", "f32"): NumericsParams("fdpa", 4, 25, "rz"),  # two HMMA.1684 steps
     ("mma.m8n8k4", "f16", "f32"): NumericsParams("fmachain", 4, 0, "rn"),
     ("mma.m8n8k4", "f16", "f16"): NumericsParams("fmachain", 2, 0, "rn"),
 }

@@ -119,10 +119,11 @@ class Database:
             versions = self.distinct("ptx_versions", "version", 200)
             if ptx not in versions:
                 raise QueryError(f"unknown PTX version {ptx!r}; versions: {', '.join(versions)}")
-            col = "vt.min_ptx" if target is not None else "v.min_ptx"
-            join += f" JOIN ptx_versions pv ON pv.version = {col}"
+            col, until = ("vt.min_ptx", "vt.until_ptx") if target is not None else ("v.min_ptx", "v.until_ptx")
+            join += f" JOIN ptx_versions pv ON pv.version = {col} LEFT JOIN ptx_versions pu ON pu.version = {until}"
             clauses.append("pv.ordinal <= (SELECT ordinal FROM ptx_versions WHERE version = ?)")
-            params.append(ptx)
+            clauses.append(f"({until} IS NULL OR pu.ordinal > (SELECT ordinal FROM ptx_versions WHERE version = ?))")
+            params += [ptx, ptx]
         sql = f"SELECT v.* FROM variants v{join}" + (" WHERE " + " AND ".join(clauses) if clauses else "")
         sql += " ORDER BY v.family, v.instruction, v.id"
         return [self._decode(r) for r in self.conn.execute(sql, params)]

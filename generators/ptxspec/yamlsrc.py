@@ -108,7 +108,7 @@ class _Converter:
         if not self._check_tag(node):
             return None
         value = node.value
-        if node.style is not None and node.style in "'\"|>":
+        if node.style and node.style in "'\"|>":  # (libyaml gives plain scalars the style '')
             return value  # quoted or block scalars are always strings
         tag = node.tag
         pos = _pos(self.path, node)
@@ -187,10 +187,20 @@ class _Converter:
         return out
 
 
+_FAST = getattr(yaml, "CSafeLoader", None)
+
+
 def load_text(text: str, path: str, problems: Problems) -> Any:
     """Parse one YAML document; problems are added, never raised. Returns None on failure."""
+    node = None
+    if _FAST is not None:  # libyaml composes several times faster; on any trouble the pure-Python
+        try:               # parser below reads the file again and says what is wrong, in its words
+            node = yaml.compose(text, Loader=_FAST)
+        except Exception:  # noqa: BLE001 - whatever it is, the slow path reports it
+            node = None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if node is None:
+            node = yaml.compose(text, Loader=yaml.SafeLoader)
     except RecursionError:
         problems.add(_too_deep(text, path), f"nesting deeper than {MAX_DEPTH} levels")
         return None

@@ -187,13 +187,24 @@ def _set_label(spec: Spec, names: set[str]) -> str:
     return "_".join(n.upper().replace("SM_", "SM") for n in spec.sort_targets(names))
 
 
+def _until(c):
+    return getattr(c, "until", None)  # the first PTX version that no longer accepts it, or None
+
+
 def requirement_macro(spec: Spec, v: Variant) -> tuple[str, str]:
     """(macro name, its definition) of the guard for v's requirement."""
-    clauses = sorted(v.requirement.clauses, key=lambda c: (c.ptx, sorted(c.targets)))
-    label = "_OR_".join(f"PTX{c.ptx.major}{c.ptx.minor}_{_set_label(spec, c.targets)}" for c in clauses)
-    cond = " || ".join(f"(PTXSPEC_PTX_VERSION >= {c.ptx.major * 10 + c.ptx.minor} && "
-                       f"({_arch_condition(spec, set(c.targets))}))" for c in clauses)
-    return f"PTXSPEC_REQ_{label}", cond
+    clauses = sorted(v.requirement.clauses, key=lambda c: (c.ptx, sorted(c.targets), str(_until(c))))
+
+    def label(c):
+        end = f"_UNTIL{_until(c).major}{_until(c).minor}" if _until(c) else ""
+        return f"PTX{c.ptx.major}{c.ptx.minor}{end}_{_set_label(spec, c.targets)}"
+
+    def cond(c):
+        end = f" && PTXSPEC_PTX_VERSION < {_until(c).major * 10 + _until(c).minor}" if _until(c) else ""
+        return (f"(PTXSPEC_PTX_VERSION >= {c.ptx.major * 10 + c.ptx.minor}{end} && "
+                f"({_arch_condition(spec, set(c.targets))}))")
+
+    return "PTXSPEC_REQ_" + "_OR_".join(label(c) for c in clauses), " || ".join(cond(c) for c in clauses)
 
 
 def requirement_text(spec: Spec, v: Variant) -> str:
@@ -202,7 +213,8 @@ def requirement_text(spec: Spec, v: Variant) -> str:
         names = spec.sort_targets(c.targets)
         label = _set_label(spec, set(c.targets))
         where = f"{names[0]} and later" if label.endswith("_UP") else ", ".join(names)
-        parts.append(f"PTX ISA >= {c.ptx} on {where}")
+        end = f" and < {_until(c)}" if _until(c) else ""
+        parts.append(f"PTX ISA >= {c.ptx}{end} on {where}")
     return "; or ".join(parts)
 
 

@@ -326,7 +326,8 @@ class _Family:
                 for t in v.targets:
                     first = v.requirement.first_ptx(self.spec.targets[t])
                     tgts.append(t if str(first) == v.min_ptx else f"{t} (≥{first})")
-                target_text[v.requirement] = ", ".join(tgts)
+                until = v.requirement.until_ptx
+                target_text[v.requirement] = ", ".join(tgts) + (f"; removed in PTX {until}" if until else "")
             shape = f"m{v.m}n{v.n}k{v.k}" if v.m else DASH
             row = [_code(v.ptx), v.form or DASH, shape, v.dtype or DASH, v.atype or DASH, v.btype or DASH]
             if show_c:
@@ -364,8 +365,12 @@ class _Family:
                     text.append(_code(inst) + ("" if whole else f": {', '.join(gs)}"))
                 else:
                     text.append("all" if whole else ", ".join(gs))
-            first = [req.first_ptx(self.spec.targets[t]) for t in targets]
-            rows.append(["; ".join(text), len(vs)] + [str(f) if f else DASH for f in first])
+            cells = []
+            for t in targets:
+                first, until = req.first_ptx(self.spec.targets[t]), req.until(self.spec.targets[t])
+                last = self.spec.previous_version(until) if until else None
+                cells.append(DASH if not first else f"{first} to {last}" if last else str(first))
+            rows.append(["; ".join(text), len(vs)] + cells)
         return ["variants", "count"] + targets, rows
 
     def ptx_target_matrix(self, variants: list[Variant]) -> str:

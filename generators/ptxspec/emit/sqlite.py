@@ -20,6 +20,7 @@ from ..paths import schema_dir
 from ..source import tree_digest
 
 SQL_TYPES = {"integer": int, "string": str}
+SQL_DECL = {"integer": "INTEGER", "string": "TEXT"}  # declared types with the right affinity ("STRING" is NUMERIC)
 
 
 @lru_cache(maxsize=1)
@@ -45,7 +46,7 @@ def create_tables(db: sqlite_utils.Database) -> None:
             continue
         fks = [(col, *p["x-references"].split(".")) for col, p in props.items() if "x-references" in p]
         if table.get("x-without-rowid"):  # sqlite-utils cannot declare WITHOUT ROWID tables
-            cols = ", ".join(f"{c} {_base_type(p).upper()}{'' if _nullable(p) else ' NOT NULL'}"
+            cols = ", ".join(f"{c} {SQL_DECL[_base_type(p)]}{'' if _nullable(p) else ' NOT NULL'}"
                              + (f" REFERENCES {p['x-references'].replace('.', '(')})" if "x-references" in p else "")
                              for c, p in props.items())
             db.execute(f"CREATE TABLE {name} ({cols}, PRIMARY KEY ({', '.join(table['x-primary-key'])})) WITHOUT ROWID")
@@ -65,6 +66,10 @@ def description_rows() -> list[tuple]:
         rows.append((name, "", table["description"]))
         rows += [(name, c, p["description"]) for c, p in table["properties"].items()]
     return rows
+
+
+def _opt(version) -> str | None:
+    return None if version is None else str(version)
 
 
 def _j(value) -> str:
@@ -95,10 +100,13 @@ def rows(spec: Spec) -> dict[str, list[tuple]]:
                                 *(v.qualifiers.get(q, "") for q in QUALIFIERS), rec["min_ptx"], json.dumps(rec["targets"]),
                                 json.dumps(rec["requires"]), json.dumps(rec["regs"]), json.dumps(rec["selectors"]),
                                 json.dumps(rec["metadata_nibbles"]),
-                                v.threads, v.group, v.batch, v.ptxas_only, v.hardware))
+                                v.threads, v.group, v.batch, v.ptxas_only, v.hardware,
+                                _opt(v.requirement.until_ptx)))
         for ci, clause in enumerate(v.requirement.clauses):
-            out["requirement_clauses"] += [(v.id, ci, str(clause.ptx), t) for t in sorted(clause.targets, key=order)]
-        out["variant_targets"] += [(v.id, t, str(v.requirement.first_ptx(spec.targets[t]))) for t in rec["targets"]]
+            out["requirement_clauses"] += [(v.id, ci, str(clause.ptx), t, _opt(clause.until))
+                                           for t in sorted(clause.targets, key=order)]
+        out["variant_targets"] += [(v.id, t, str(v.requirement.first_ptx(spec.targets[t])),
+                                    _opt(v.requirement.until(spec.targets[t]))) for t in rec["targets"]]
         for pos, o in enumerate(v.operands):
             lid = per_reg = None
             if o.kind == "fragment" and o.matrix in v.fragment_layouts:  # else: register count only, no map
@@ -117,7 +125,7 @@ def rows(spec: Spec) -> dict[str, list[tuple]]:
             out["operands"].append((v.id, pos, o.name, o.kind, o.io, o.matrix, o.regs, o.reg_type, o.element_type, lid,
                                     per_reg, _j(list(o.values)) if o.values is not None else None, o.min_value,
                                     int(o.optional)))
-    out["layout_elements"] = [tuple(r) for r in np.concatenate(elements).tolist()] if elements else []
+    out["layout_elements"] = np.concatenate(elements).tolist() if elements else []  # rows as lists: no copies
     seen = set()
     for v in spec.variants:
         sp = v.sparsity
