@@ -161,3 +161,14 @@ def test_columns_hold_the_schema_types():
                                                                  else next(x for x in p["type"] if x != "null")]
             got = {r[0] for r in conn.execute(f"SELECT DISTINCT typeof({col}) FROM {table}")} - {"null"}
             assert got <= kinds, (table, col, got)
+
+
+def test_ptx_filter_honours_removed_forms():
+    """.satfinite on .f16 wmma.mma was removed in PTX 6.5: valid on sm_75 at 6.3 and 6.4, not after."""
+    from ptxspec.query import Database
+    db = Database.open(DB)
+    sat = "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite"
+    for ptx, present in (("6.3", True), ("6.4", True), ("6.5", False), ("9.5", False)):
+        ids = {r["ptx"] for r in db.variants(family="wmma", target="sm_75", ptx=ptx)}
+        assert (sat in ids) == present, ptx
+        assert (sat in {r["ptx"] for r in db.variants(family="wmma", ptx=ptx)}) == present, ptx

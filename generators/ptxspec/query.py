@@ -120,9 +120,10 @@ class Database:
             if ptx not in versions:
                 raise QueryError(f"unknown PTX version {ptx!r}; versions: {', '.join(versions)}")
             col, until = ("vt.min_ptx", "vt.until_ptx") if target is not None else ("v.min_ptx", "v.until_ptx")
-            join += f" JOIN ptx_versions pv ON pv.version = {col} LEFT JOIN ptx_versions pu ON pu.version = {until}"
+            join += f" JOIN ptx_versions pv ON pv.version = {col}"
             clauses.append("pv.ordinal <= (SELECT ordinal FROM ptx_versions WHERE version = ?)")
-            clauses.append(f"({until} IS NULL OR pu.ordinal > (SELECT ordinal FROM ptx_versions WHERE version = ?))")
+            clauses.append(f"({until} IS NULL OR (SELECT ordinal FROM ptx_versions WHERE version = {until}) > "
+                           "(SELECT ordinal FROM ptx_versions WHERE version = ?))")
             params += [ptx, ptx]
         sql = f"SELECT v.* FROM variants v{join}" + (" WHERE " + " AND ".join(clauses) if clauses else "")
         sql += " ORDER BY v.family, v.instruction, v.id"
