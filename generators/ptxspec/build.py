@@ -5,6 +5,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from .emit import cbind, datasette, docs, jsonexport, pyexec, sqlite
@@ -25,7 +26,8 @@ def artifacts(spec: Spec) -> dict[str, bytes]:
     while this one writes the others (on Linux with more than one core; the bytes are the same)."""
     global _FORKED_SPEC
     pool = None
-    if sys.platform == "linux" and (os.cpu_count() or 1) > 1:
+    if sys.platform == "linux" and (os.cpu_count() or 1) > 1 and threading.active_count() == 1:  # fork only
+        # a single-threaded process: a lock some other thread holds would stay held in the child
         import multiprocessing
         _FORKED_SPEC = spec
         pool = multiprocessing.get_context("fork").Pool(1)
