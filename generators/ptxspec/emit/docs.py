@@ -765,7 +765,18 @@ def _how_to_read(spec: Spec, fams: list[_Family]) -> str:
            "accept it, with the first version per target in parentheses where it is later.\n",
            "The requirement tables on each page say the same per group of variants, and the family page counts "
            "the valid variants at every PTX version on every target. Targets ending in `a` accept code only for "
-           "that exact chip; `f` targets accept code for their family.\n",
+           "that exact chip; `f` targets accept code for their family. A form the ISA removed (`.satfinite` on "
+           "`.f16` `wmma.mma`, gone in PTX 6.5) shows its last version: *removed in PTX 6.5*, `6.0 to 6.4`.\n",
+           "Each group also says:\n",
+           "- whether the PTX ISA manual defines it: forms that ptxas accepts although the manual does not "
+           "define them are listed, marked *not defined by the PTX ISA manual*, with the erratum that says so;",
+           "- what the hardware shows of its maps: *proven on an H100* (every fragment and metadata map was run "
+           "on the GPU), *not run* (no sm_90a target: the sm_100a/sm_120a forms, whose maps are the shared "
+           "maps proven on other variants), or *not observable*, with the reason;",
+           "- for `mma.m8n8k4`, that one instruction computes four independent products, one per quad-pair of "
+           "threads, stacked in the maps (A and C/D by rows, B by columns);",
+           "- for `wmma`, that the layouts are *observed on sm_90a*: the manual leaves them unspecified and "
+           "architecture-dependent, so they are measurements, not guarantees.\n",
            "## Fragment figures\n",
            "A fragment map says which thread holds which element of a matrix operand in its registers. Each figure "
            "is the matrix: rows top to bottom, columns left to right, one cell per element. A cell reads "
