@@ -24,11 +24,8 @@ OPS='\b(HMMA|IMMA|DMMA|BMMA|QMMA|OMMA|[A-Z]*GMMA|F2FP|F2F|I2F|F2I|I2IP|I2I|HADD2
 grep -oE "$OPS" "$B/sass.txt" | grep -E "MMA" | sort | uniq -c | sort -rn > "$OUT/sass_opcodes.txt"
 grep -E "Function : mma_k" "$B/sass.txt" | wc -l | sed 's/^/kernels with SASS: /' >> "$OUT/sass_opcodes.txt"
 # per kernel: the MMA opcodes and the conversions around them, in program order
-awk -v ops="$OPS" '
-  /Function : mma_k/ { if (name != "") print name ": " seq; name = $NF; seq = ""; next }
-  name != "" { line = $0; while (match(line, /(HMMA|IMMA|DMMA|BMMA|QMMA|F2FP|F2F|I2F|I2IP|I2I|POPC)(\.[A-Za-z0-9_]+)*/)) {
-      seq = seq " " substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH) } }
-  END { if (name != "") print name ": " seq }' "$B/sass.txt" > "$OUT/sass_kernels.txt"
+sass_sequences '^mma_k' '(HMMA|IMMA|DMMA|BMMA|QMMA|F2FP|F2F|I2F|I2IP|I2I|POPC)(\.[A-Za-z0-9_]+)*' "$B/sass.txt" \
+  > "$OUT/sass_kernels.txt"
 gzip -9 -c "$B/sass.txt" > "$OUT/sass.txt.gz"
 
 t0=$(date +%s)

@@ -15,31 +15,17 @@ B="$(cd "${1:-$HERE/build/wmma}" && pwd)"
 OUT="${OUT:-$B/results}"
 mkdir -p "$OUT"
 ARCH="-gencode arch=compute_90a,code=sm_90a"
-{
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  nvcc --version | tail -2
-  ptxas --version | tail -2
-} > "$OUT/env.txt" 2>&1
+. "$HERE/campaign_build.sh"
+record_env
 cat "$OUT/env.txt"
 t0=$(date +%s)
-pids=()
-for f in "$B"/wmma_kernels_*.cu; do
-  nvcc $ARCH -O2 -Xcompiler -fPIC -c "$f" -o "${f%.cu}.o" > "${f%.cu}.log" 2>&1 &
-  pids+=($!)
-done
-fail=0
-for p in "${pids[@]}"; do wait "$p" || fail=1; done
-cat "$B"/wmma_kernels_*.log > "$OUT/build.log"
-[ $fail = 0 ] || { echo "kernel build failed"; grep -i error "$OUT/build.log" | head -30; exit 1; }
+compile_kernels wmma -Xcompiler -fPIC || exit 1
 nvcc $ARCH -O2 -shared -Xcompiler -fPIC -I"$B" "$HERE/wmma_host.cu" "$B"/wmma_kernels_*.o -lcuda -o "$B/libwmma.so" \
   >> "$OUT/build.log" 2>&1 || { echo "host build failed"; tail -30 "$OUT/build.log"; exit 1; }
 echo "built in $(( $(date +%s) - t0 )) s"
 cuobjdump -sass "$B/libwmma.so" > "$B/sass.txt" 2>&1 || echo "cuobjdump failed"
-awk '
-  /Function : wk/ { if (name != "") print name ":" seq; name = $NF; seq = ""; next }
-  name != "" { line = $0; while (match(line, /(HMMA|IMMA|DMMA|BMMA|LDSM|LDS|LDG|STS|STG|MOVM)(\.[A-Za-z0-9_]+)*/)) {
-      seq = seq " " substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH) } }
-  END { if (name != "") print name ":" seq }' "$B/sass.txt" | sort -V > "$OUT/sass_kernels.txt"
+sass_sequences '^wk' '(HMMA|IMMA|DMMA|BMMA|LDSM|LDS|LDG|STS|STG|MOVM)(\.[A-Za-z0-9_]+)*' "$B/sass.txt" \
+  | sort -V > "$OUT/sass_kernels.txt"
 wc -l < "$OUT/sass_kernels.txt" | sed 's/^/kernels with SASS: /'
 t0=$(date +%s)
 PYTHONUNBUFFERED=1 python3 "$HERE/wmma_device.py" "$B" "$OUT/wmma_raw.npz" 2>&1 | tee "$OUT/run.log" | tail -20

@@ -11,12 +11,9 @@ B="$(cd "${1:-$HERE/../build/bindings}" && pwd)"
 OUT="${OUT:-$B/results}"
 mkdir -p "$OUT"
 ARCH="-gencode arch=compute_90a,code=sm_90a"
-{
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  nvcc --version | tail -2
-  ptxas --version | tail -2
-  nproc
-} > "$OUT/env.txt" 2>&1
+. "$HERE/../campaign_build.sh"
+record_env
+nproc >> "$OUT/env.txt"
 cat "$OUT/env.txt"
 [ -f "$B/in.bin" ] || gzip -dc "$B/in.bin.gz" > "$B/in.bin" || exit 1
 [ -d "$B/c" ] || tar -xzf "$B/c.tar.gz" -C "$B" || exit 1
@@ -43,11 +40,7 @@ grep "include-only\|bindings_kernels_.*: " "$OUT/build.log"
 
 cuobjdump -sass "$B/bindings_run" > "$B/sass.txt" 2>&1 || echo "cuobjdump failed"
 # per kernel: the tensor-core opcodes in program order
-awk '
-  /Function : / { if (name != "") print name ": " seq; name = $NF; seq = ""; next }
-  name != "" { line = $0; while (match(line, /[A-Z]*(MMA|GMMA)(\.[A-Za-z0-9_]+)*/)) {
-      seq = seq " " substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH) } }
-  END { if (name != "") print name ": " seq }' "$B/sass.txt" | gzip -9 > "$OUT/sass_kernels.txt.gz"
+sass_sequences '.' '[A-Z]*(MMA|GMMA)(\.[A-Za-z0-9_]+)*' "$B/sass.txt" | gzip -9 > "$OUT/sass_kernels.txt.gz"
 # the sample: whole functions
 awk -v list="$B/sass_sample.list" '
   BEGIN { while ((getline k < list) > 0) want[k] = 1 }
