@@ -5,6 +5,7 @@ the operand order and register types of every variant are written in one place.
 """
 from __future__ import annotations
 
+from .kinds import kind_of
 from .model import Operand, Variant
 
 # Register pools per PTX register type: (prefix, count declared).
@@ -17,27 +18,8 @@ def declarations() -> str:
 
 
 def operand_text(o: Operand, counters: dict[str, int], immediates: dict[str, int]) -> str:
-    if o.kind in ("immediate", "selector"):
-        if o.name in immediates:
-            return str(immediates[o.name])
-        if o.values:
-            return str(o.values[-1] if o.name.startswith("imm_scale") else o.values[0])
-        return str(o.min_value or 0)
-    if o.kind == "predicate":
-        return "%p0"
-    if o.kind == "scale_selector":  # {byte-id, thread-id}: immediates, each from its legal values
-        return "{" + ", ".join(str(immediates.get(f"{o.name}.{part}", values[0])) for part, values in o.parts) + "}"
-    prefix = POOLS[o.reg_type]
-    if o.kind == "address":  # [p]: wmma.load/wmma.store.d address register
-        counters[prefix] = counters.get(prefix, 0) + 1
-        return f"[%{prefix}{counters[prefix] - 1}]"
-    names = []
-    for _ in range(o.regs):
-        names.append(f"%{prefix}{counters.get(prefix, 0)}")
-        counters[prefix] = counters.get(prefix, 0) + 1
-    if o.kind == "fragment":
-        return "{" + ", ".join(names) + "}"
-    return names[0]
+    """How o is written in a statement: fresh registers from the pools, or its constant."""
+    return kind_of(o).ptx(o, counters, immediates, POOLS)
 
 
 def statement(v: Variant, immediates: dict[str, int] | None = None, optional: bool = True) -> str:

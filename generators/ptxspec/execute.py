@@ -22,6 +22,7 @@ import numpy as np
 from . import numerics as nm
 from . import smem as smem_mod
 from . import sparse as sparse_mod
+from .kinds import kind_of
 
 __all__ = ["execute", "operand_matrices", "compute"]
 
@@ -78,23 +79,21 @@ def _check_operands(v, ops: dict, smem):
     if unknown:
         raise OperandError(f"{v.id} has no operand {', '.join(map(repr, unknown))}; it has {', '.join(names)}")
     for o in v.operands:
+        kind = kind_of(o)
         if o.name in ops:
-            continue
-        if o.kind == "fragment" and o.io == "out":
-            continue
-        if o.kind == "predicate":
-            continue  # scale_d defaults to 1 (D = A.B + D)
-        if o.kind == "immediate" and o.values is not None and 1 in o.values and o.name.startswith("imm_scale"):
-            continue
-        if o.kind == "immediate" and o.name.startswith("imm_trans"):
-            continue
-        raise OperandError(f"{v.id}: operand {o.name!r} ({o.kind}) is missing")
-    for o in v.operands:
-        if o.kind in ("immediate", "selector") and o.name in ops and o.values is not None:
-            if int(ops[o.name]) not in o.values:
-                raise ValueError(f"{v.id}: {o.name} = {ops[o.name]} is not one of {list(o.values)}")
+            kind.check(v, o, ops[o.name])
+        elif kind.executor_default(o) is None:
+            raise OperandError(f"{v.id}: operand {o.name!r} ({o.kind}) is missing")
     if any(o.kind == "descriptor" for o in v.operands) and smem is None:
         raise OperandError(f"{v.id} reads shared memory through descriptors: pass smem=")
+
+
+def _accumulator(v) -> str:
+    """The operand C is read from: the input fragment of matrix C, else D read and written (wgmma)."""
+    for o in v.operands:
+        if o.kind == "fragment" and o.io != "out" and o.matrix in ("c", "d"):
+            return o.name
+    raise OperandError(f"{v.id} has no accumulator operand")
 
 
 def _regs(v, name, arr):
@@ -226,12 +225,10 @@ def operand_matrices(v, *, smem=None, smem_origin: int = 0, **ops):
         if batch not in (None, img.shape[0]):
             raise ValueError(f"{v.id}: smem batch {img.shape[0]} != register batch {batch}")
         batch = img.shape[0]
-    imm = {n: int(ops.get(n, 1 if n.startswith("imm_scale") or n == "scale_d" else 0))
-           for n, o in names.items() if o.kind in ("immediate", "predicate", "selector")}
-    if v.family == "wgmma":
-        c = _unpack(v, "d", _regs(v, "d", ops["d"]))
-    else:
-        c = _unpack(v, "c", _regs(v, "c", ops["c"]))
+    imm = {n: int(ops[n]) if n in ops else kind_of(o).executor_default(o)
+           for n, o in names.items() if kind_of(o).scalar}
+    acc = _accumulator(v)
+    c = _unpack(v, acc, _regs(v, acc, ops[acc]))
     if "a" in names:
         a = v.unpack("a", _regs(v, "a", ops["a"]))
     else:

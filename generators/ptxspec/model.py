@@ -17,6 +17,7 @@ import numpy as np
 from .errors import Pos, Problems
 from .expr import ExprError, compile_formula
 from .fragments import FragmentLayout, FragmentMap, Sparsity
+from .kinds import KINDS, OperandContext
 from .isa import Clause, Requirement, Target, TargetSetError, Version, resolve_target_set
 from .source import Document, did_you_mean
 
@@ -69,6 +70,7 @@ class Operand:
     parts: tuple[tuple[str, tuple[int, ...]], ...] = ()  # a braced tuple of immediates: (name, legal values)
     optional: bool = False  # the PTX statement may leave it out (wmma's stride)
     observed_on: str = ""  # a fragment whose map is an observation of this target, not the manual's (wmma)
+    default: int | None = None  # the neutral value, assumed by the executor and bindings when left out
 
     def as_data(self) -> dict:
         d = {"name": self.name, "kind": self.kind, "io": self.io, "regs": self.regs, "reg_type": self.reg_type}
@@ -706,7 +708,7 @@ class _Builder:
                     self.p.add(g.at("signature"), f"operand {o['name']!r} is a fragment of matrix "
                                f"{o.get('matrix')!r} but group {g['name']!r} gives no fragment layout for it")
                     return
-            if o["kind"] in ("metadata", "selector") and sparsity is None:
+            if KINDS[o["kind"]].needs_sparsity and sparsity is None:
                 self.p.add(g.at("signature"), f"operand {o['name']!r} needs the group to name a sparsity")
                 return
         checked_maps: set = set()
@@ -817,43 +819,13 @@ class _Builder:
         return True
 
     def operand(self, o, fl, sparsity, a, b, c, dd, regs_only=None) -> Operand:
-        s = self.spec
         kind = o["kind"]
-        values, min_value, regs, reg_type, layout, etype = None, None, 0, "", None, None
-        observed = ""
-        if kind == "fragment" and o["matrix"] in (regs_only or {}):
-            etype = {"a": a, "b": b, "c": c, "d": dd}[o["matrix"]]
-            regs = regs_only[o["matrix"]]
-            reg_type = s.types[etype].register if s.types[etype].bits >= 32 or o["matrix"] in ("c", "d") else "b32"
-        elif kind == "fragment":
-            etype = {"a": a, "b": b, "c": c, "d": dd}[o["matrix"]]
-            lay, ebits, shape = fl[o["matrix"]]
-            layout, observed = lay.name, lay.observed_on
-            elements = int(lay.elements(M=shape[0], N=shape[1], K=shape[2]))
-            regs = elements if ebits == 64 else -(-elements * ebits // 32)
-            reg_type = s.types[etype].register if ebits >= 32 or o["matrix"] in ("c", "d") else "b32"
-        elif kind == "descriptor":
-            regs, reg_type = 1, "b64"
-        elif kind == "metadata":
-            regs, reg_type = 1, "b32"
-        elif kind == "predicate":
-            reg_type = "pred"
-        elif kind == "selector":
-            values = sparsity.selectors
-        elif kind == "scale":
-            regs, reg_type = 1, "b32"
-        elif kind == "address":  # [p]: a 64-bit address register
-            regs, reg_type = 1, "b64"
-        elif kind == "stride":  # elements between rows (columns): a 32-bit register or constant
-            regs, reg_type = 1, "b32"
+        ctx = OperandContext(self.spec.types, {"a": a, "b": b, "c": c, "d": dd}, fl, regs_only or {}, sparsity)
+        r = KINDS[kind].resolve(o, ctx)
         parts = tuple((name, tuple(_int_set(vals))) for name, vals in o.get("parts", {}).items())
-        if kind == "immediate" and "values" in o:
-            if isinstance(o["values"], dict) and "min" in o["values"]:
-                min_value = o["values"]["min"]
-            else:
-                values = tuple(_int_set(o["values"]))
-        return Operand(o["name"], kind, o.get("io", "in"), o.get("matrix"), values, min_value, regs, reg_type,
-                       layout, etype, parts, bool(o.get("optional", False)), observed)
+        return Operand(o["name"], kind, o.get("io", "in"), o.get("matrix"), r.values, r.min_value, r.regs, r.reg_type,
+                       r.layout, r.element_type, parts, bool(o.get("optional", False)), r.observed_on,
+                       o.get("default"))
 
     def unused_layouts(self):
         """Layouts no variant uses yet are still checked, where their size needs no shape parameter."""

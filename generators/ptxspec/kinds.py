@@ -1,0 +1,393 @@
+"""Operand kinds: one small class per kind of operand, and the registry of them.
+
+Each kind says, for an operand of that kind, everything the generators need: how many registers
+of which PTX type it takes (the model), how it is written in a PTX statement (`asm`), what its
+C++ binding parameter is and how its doc line reads (`emit.cbind`), and what the executor checks
+and assumes when a call leaves it out (`execute`). A new kind of operand is one new class here,
+registered in `KINDS`; nothing else branches on operand kinds.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:  # the model imports this module
+    from .model import Operand, Variant
+
+# PTX register type -> (inline-asm constraint letter, C type of one register)
+C_REGISTER = {"f32": ("f", "float"), "f64": ("d", "double"), "b32": ("r", "uint32_t"), "s32": ("r", "int32_t"),
+              "u32": ("r", "uint32_t"), "b64": ("l", "uint64_t"), "u64": ("l", "uint64_t"), "s64": ("l", "int64_t")}
+SHARED_SPACES = ("shared", "shared::cta")
+
+
+class BindingError(ValueError):
+    """The C binding of a variant cannot be written (a spec the emitter cannot express)."""
+
+
+def camel(s: str) -> str:
+    return "".join(p[:1].upper() + p[1:] for p in re.split(r"[^A-Za-z0-9]+", s) if p)
+
+
+@dataclass
+class Resolved:
+    """What the model stores of an operand besides its YAML fields."""
+    regs: int = 0
+    reg_type: str = ""
+    values: tuple[int, ...] | None = None  # legal values of a constant (None: no list)
+    min_value: int | None = None
+    layout: str | None = None
+    element_type: str | None = None
+    observed_on: str = ""
+
+
+@dataclass
+class OperandContext:
+    """What a kind needs from the group being expanded to resolve one operand."""
+    types: dict  # element type name -> ElementType
+    matrix_types: dict[str, str]  # matrix ('a'..'d') -> element type of this variant
+    fragment_layouts: dict  # matrix -> (FragmentLayout, element bits, (m, n, k))
+    register_counts: dict[str, int]  # matrix -> register count, where the group gives no map
+    sparsity: Any = None
+
+
+# ---------------------------------------------------------------------------------------------
+# C bindings: the pieces of one inline-asm statement
+
+
+class CStatement:
+    """Collects one binding's parameters and asm operands; outputs are numbered before inputs."""
+
+    def __init__(self):
+        self.params: list[str] = []
+        self.tparams: list[str] = []
+        self.asserts: list[str] = []
+        self.pieces: list[tuple[str, Any]] = []  # (how the PTX operand is written, asm refs)
+        self.pre: list[tuple[str, Any]] = []  # predicates set before the statement
+        self.outputs: list[str] = []
+        self.inputs: list[str] = []
+        self.memory = False
+
+    def out(self, constraint: str, expr: str) -> tuple[str, int]:
+        self.outputs.append(f'"{constraint}"({expr})')
+        return ("out", len(self.outputs) - 1)
+
+    def inp(self, constraint: str, expr: str) -> tuple[str, int]:
+        self.inputs.append(f'"{constraint}"({expr})')
+        return ("in", len(self.inputs) - 1)
+
+    def number(self, ref) -> int:
+        side, i = ref
+        return i if side == "out" else len(self.outputs) + i
+
+    def template_int(self, pname: str, what: str, values, min_value=None) -> None:
+        """An immediate as an `int` template parameter, checked by static_assert."""
+        self.tparams.append(f"int {pname}")
+        if values is not None:
+            cond = " || ".join(f"{pname} == {x}" for x in values)
+            self.asserts.append(f'  static_assert({cond}, "{what} must be one of {", ".join(str(x) for x in values)}");')
+        elif min_value is not None:
+            self.asserts.append(f'  static_assert({pname} >= {min_value}, "{what} must be at least {min_value}");')
+
+
+def c_register(o: "Operand", v: "Variant") -> tuple[str, str]:
+    if o.reg_type not in C_REGISTER:
+        raise BindingError(f"{v.id}: operand {o.name!r} has register type {o.reg_type!r}, which has no "
+                           "inline-asm constraint")
+    return C_REGISTER[o.reg_type]
+
+
+# ---------------------------------------------------------------------------------------------
+# The kinds
+
+
+class OperandKind:
+    """Base of the kinds: a register operand of one 32-bit register unless a kind says otherwise."""
+
+    name: ClassVar[str] = ""
+    #: the group must name a sparsity (the operand describes or selects sparse metadata)
+    needs_sparsity: ClassVar[bool] = False
+    #: written as a constant in the statement (a template parameter in C++), not a register
+    constant: ClassVar[bool] = False
+    #: the executor takes it as one integer (an immediate, a selector, a predicate)
+    scalar: ClassVar[bool] = False
+
+    def resolve(self, o: dict, ctx: OperandContext) -> Resolved:
+        return Resolved(1, "b32")
+
+    # -- PTX text ---------------------------------------------------------------------------
+    def ptx(self, o: "Operand", counters: dict[str, int], immediates: dict[str, int], pools: dict[str, str]) -> str:
+        return _register_names(o, counters, pools)[0]
+
+    # -- C++ binding --------------------------------------------------------------------------
+    def bind_c(self, o: "Operand", v: "Variant", st: CStatement) -> None:
+        letter, ctype = c_register(o, v)
+        if o.regs != 1:
+            raise BindingError(f"{v.id}: {o.kind} operand {o.name!r} takes {o.regs} registers; expected 1")
+        st.params.append(f"{ctype} {o.name}")
+        st.pieces.append(("one", st.inp(letter, o.name)))
+
+    def c_doc(self, o: "Operand", v: "Variant") -> str:
+        return o.name
+
+    # -- the executor ---------------------------------------------------------------------------
+    def executor_default(self, o: "Operand") -> int | None:
+        """The value an executor call may leave out (None: the call must give it)."""
+        return o.default
+
+    def check(self, v: "Variant", o: "Operand", value) -> None:
+        """Raise ValueError when `value` is not a legal value of the operand."""
+
+
+def int_set(value) -> list[int]:
+    """A spec int set: a list, or {range: [first, last, step]} (last included)."""
+    if isinstance(value, dict):
+        first, last, step = value["range"]
+        return list(range(first, last + 1, step))
+    return list(value)
+
+
+def _register_names(o: "Operand", counters: dict[str, int], pools: dict[str, str]) -> list[str]:
+    prefix = pools[o.reg_type]
+    names = []
+    for _ in range(o.regs):
+        names.append(f"%{prefix}{counters.get(prefix, 0)}")
+        counters[prefix] = counters.get(prefix, 0) + 1
+    return names
+
+
+class Fragment(OperandKind):
+    """A vector of registers holding this thread's elements of a matrix."""
+    name = "fragment"
+
+    def resolve(self, o, ctx):
+        mat = o["matrix"]
+        etype = ctx.matrix_types[mat]
+        t = ctx.types[etype]
+        if mat in ctx.register_counts:  # the register count is known, the map is not
+            return Resolved(ctx.register_counts[mat], t.register if t.bits >= 32 or mat in ("c", "d") else "b32",
+                            element_type=etype)
+        lay, ebits, shape = ctx.fragment_layouts[mat]
+        elements = int(lay.elements(M=shape[0], N=shape[1], K=shape[2]))
+        regs = elements if ebits == 64 else -(-elements * ebits // 32)
+        reg_type = t.register if ebits >= 32 or mat in ("c", "d") else "b32"
+        return Resolved(regs, reg_type, layout=lay.name, element_type=etype, observed_on=lay.observed_on)
+
+    def ptx(self, o, counters, immediates, pools):
+        return "{" + ", ".join(_register_names(o, counters, pools)) + "}"
+
+    def bind_c(self, o, v, st):
+        letter, ctype = c_register(o, v)
+        arr = f"{o.name})[{o.regs}]"
+        if o.io == "in":
+            st.params.append(f"const {ctype} (&{arr}")
+            refs = [st.inp(letter, f"{o.name}[{r}]") for r in range(o.regs)]
+        else:
+            st.params.append(f"{ctype} (&{arr}")
+            mod = "+" if o.io == "inout" else "="
+            refs = [st.out(mod + letter, f"{o.name}[{r}]") for r in range(o.regs)]
+        st.pieces.append(("list", refs))
+
+    def c_doc(self, o, v):
+        if o.matrix not in v.fragment_layouts:  # register count only, no map
+            return (f"{o.name} ({o.io}): {o.regs} x .{o.reg_type}: {o.element_type} matrix {o.matrix.upper()} "
+                    f"(no fragment map)")
+        fm = v.fragment_map(o.matrix)
+        per = f", {fm.per_reg} per register" if fm.per_reg > 1 else ""
+        return (f"{o.name} ({o.io}): {o.regs} x .{o.reg_type}: {fm.rows}x{fm.cols} {o.element_type or ''} matrix "
+                f"{o.matrix.upper()}, {fm.elements} elements per thread{per} "
+                f"(frag::<name>::{o.name}: layout {o.layout})").replace("  ", " ")
+
+    def executor_default(self, o):
+        return 0 if o.io == "out" else None  # results need no input
+
+
+class Descriptor(OperandKind):
+    """A 64-bit shared-memory matrix descriptor."""
+    name = "descriptor"
+
+    def resolve(self, o, ctx):
+        return Resolved(1, "b64")
+
+    def bind_c(self, o, v, st):
+        super().bind_c(o, v, st)
+        st.memory = True
+
+    def c_doc(self, o, v):
+        return (f"{o.name}: 64-bit shared-memory matrix descriptor of {o.matrix.upper()} "
+                f"(ptxspec::smem_{v.family}::make_descriptor)")
+
+
+class Metadata(OperandKind):
+    """The 32-bit sparsity metadata register."""
+    name = "metadata"
+    needs_sparsity = True
+
+    def c_doc(self, o, v):
+        return f"{o.name}: sparsity metadata register (frag::<name>::meta::metadata)"
+
+
+class Scale(OperandKind):
+    """A .b32 register of block-scale factors."""
+    name = "scale"
+
+    def c_doc(self, o, v):
+        return f"{o.name}: block-scale factors (32-bit register)"
+
+
+class Stride(OperandKind):
+    """Elements between rows (columns) in memory: a 32-bit register or constant."""
+    name = "stride"
+
+    def c_doc(self, o, v):
+        return f"{o.name}: stride in elements (32-bit register)"
+
+
+class Address(OperandKind):
+    """[p]: a 64-bit register holding an address in the variant's state space (qualifier `space`)."""
+    name = "address"
+
+    def resolve(self, o, ctx):
+        return Resolved(1, "b64")
+
+    def ptx(self, o, counters, immediates, pools):
+        return f"[{_register_names(o, counters, pools)[0]}]"
+
+    def bind_c(self, o, v, st):
+        if v.qualifiers.get("space", "") in SHARED_SPACES:
+            # a shared-window address: static_cast<uint32_t>(__cvta_generic_to_shared(ptr))
+            st.params.append(f"uint32_t {o.name}")
+            st.pieces.append(("addr", st.inp("r", o.name)))
+        else:
+            writes = not any(x.kind == "fragment" and x.io != "in" for x in v.operands)  # a store
+            st.params.append(f"{'void' if writes else 'const void'}* {o.name}")
+            st.pieces.append(("addr", st.inp("l", o.name)))
+        st.memory = True
+
+    def c_doc(self, o, v):
+        space = v.qualifiers.get("space", "") or "generic"
+        what = "32-bit shared-window address" if space in SHARED_SPACES else f"{space} pointer"
+        return f"{o.name}: [{o.name}], {what}"
+
+
+class Predicate(OperandKind):
+    """A predicate register, or the constant 0 or 1."""
+    name = "predicate"
+    scalar = True
+
+    def resolve(self, o, ctx):
+        return Resolved(0, "pred")
+
+    def ptx(self, o, counters, immediates, pools):
+        return "%p0"
+
+    def bind_c(self, o, v, st):
+        st.params.append(f"bool {o.name}")
+        ref = st.inp("r", f"static_cast<int>({o.name})")
+        st.pre.append((f"p_{o.name}", ref))
+        st.pieces.append(("pred", f"p_{o.name}"))
+
+    def c_doc(self, o, v):
+        return f"{o.name}: predicate (false: D = A*B, C is not added)"
+
+    def check(self, v, o, value):
+        if int(value) not in (0, 1):
+            raise ValueError(f"{v.id}: {o.name} = {value} is a predicate: 0 or 1")
+
+
+class Immediate(OperandKind):
+    """An integer constant, from a list of legal values or at least a minimum."""
+    name = "immediate"
+    constant = True
+    scalar = True
+
+    def resolve(self, o, ctx):
+        legal = o.get("values")
+        if isinstance(legal, dict) and "min" in legal:
+            return Resolved(0, "", min_value=legal["min"])
+        return Resolved(0, "", values=None if legal is None else tuple(int_set(legal)))
+
+    def ptx(self, o, counters, immediates, pools):
+        if o.name in immediates:
+            return str(immediates[o.name])
+        if o.default is not None:
+            return str(o.default)
+        if o.values:
+            return str(o.values[0])
+        return str(o.min_value or 0)
+
+    def bind_c(self, o, v, st):
+        pname = camel(o.name)
+        st.template_int(pname, o.name, o.values, o.min_value)
+        st.pieces.append(("one", st.inp("n", pname)))
+
+    def c_doc(self, o, v):
+        vals = ", ".join(map(str, o.values)) if o.values is not None else f">= {o.min_value}"
+        return f"{o.name}: template parameter {camel(o.name)} ({vals})"
+
+    def check(self, v, o, value):
+        if o.values is not None and int(value) not in o.values:
+            raise ValueError(f"{v.id}: {o.name} = {value} is not one of {list(o.values)}")
+        if o.min_value is not None and int(value) < o.min_value:
+            raise ValueError(f"{v.id}: {o.name} = {value} is below its minimum {o.min_value}")
+
+
+class Selector(Immediate):
+    """The sparsity selector: which threads of a group supply the metadata."""
+    name = "selector"
+    needs_sparsity = True
+
+    def resolve(self, o, ctx):
+        return Resolved(0, "", values=ctx.sparsity.selectors)
+
+    def c_doc(self, o, v):
+        return (f"{o.name}: template parameter, sparsity selector: which threads supply metadata "
+                f"({', '.join(map(str, o.values or ()))})")
+
+
+class ScaleSelector(OperandKind):
+    """A braced tuple of immediates ({byte-id, thread-id}) picking scale factors out of the scale registers."""
+    name = "scale_selector"
+    constant = True
+
+    def resolve(self, o, ctx):
+        return Resolved(0, "")
+
+    def ptx(self, o, counters, immediates, pools):
+        return "{" + ", ".join(str(immediates.get(f"{o.name}.{part}", values[0])) for part, values in o.parts) + "}"
+
+    def bind_c(self, o, v, st):
+        if not o.parts:
+            raise BindingError(f"{v.id}: scale_selector operand {o.name!r} lists no parts")
+        refs = []
+        for part, vals in o.parts:
+            pname = camel(f"{o.name}_{part}")
+            st.template_int(pname, f"{o.name}.{part}", tuple(vals) or None)
+            refs.append(st.inp("n", pname))
+        st.pieces.append(("list", refs))
+
+    def c_doc(self, o, v):
+        return f"{o.name}: template parameters " + ", ".join(
+            f"{camel(o.name + '_' + p)} ({min(vs)}..{max(vs)})" for p, vs in o.parts)
+
+    def check(self, v, o, value):
+        parts = tuple(value) if isinstance(value, (tuple, list)) else None
+        if parts is None or len(parts) != len(o.parts):
+            raise ValueError(f"{v.id}: {o.name} is a tuple ({', '.join(p for p, _ in o.parts)})")
+        for (part, legal), x in zip(o.parts, parts):
+            if int(x) not in legal:
+                raise ValueError(f"{v.id}: {o.name}.{part} = {x} is not one of {list(legal)}")
+
+
+#: Every kind, by the name the spec's signatures use.
+KINDS: dict[str, OperandKind] = {k.name: k for k in (
+    Fragment(), Descriptor(), Metadata(), Selector(), Predicate(), Immediate(), Scale(), ScaleSelector(),
+    Address(), Stride())}
+
+
+def kind_of(o: "Operand") -> OperandKind:
+    return KINDS[o.kind]
+
+
+__all__ = ["KINDS", "OperandKind", "OperandContext", "Resolved", "CStatement", "BindingError", "kind_of", "camel",
+           "C_REGISTER", "SHARED_SPACES"]
