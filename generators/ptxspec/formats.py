@@ -30,7 +30,10 @@ def decode(spec, tname: str, codes) -> np.ndarray:
     sign = (c >> (e + m)) & s_bits
     ex = (c >> m) & ((1 << e) - 1)
     man = c & ((1 << m) - 1)
-    val = np.where(ex == 0, man * 2.0 ** (1 - bias - m), (1.0 + man / 2.0 ** m) * 2.0 ** (ex - bias))
+    if m == 0:  # an exponent-only format (ue8m0) has no subnormals and no zero: code 0 is 2^-bias
+        val = 2.0 ** (ex - bias)
+    else:
+        val = np.where(ex == 0, man * 2.0 ** (1 - bias - m), (1.0 + man / 2.0 ** m) * 2.0 ** (ex - bias))
     top = (1 << e) - 1
     if f["specials"] == "ieee":
         val = np.where(ex == top, np.where(man == 0, np.inf, np.nan), val)

@@ -1,0 +1,338 @@
+"""fp8/fp6/fp4 products with and without block scaling: the `.kind::*` forms of mma and mma.sp.
+
+The arithmetic works on matrices of element codes and scale codes, never on an instruction's
+registers, so that any instruction with these kinds (tcgen05.mma too) can use it:
+
+    D = mma_kind(spec, a, b, c, "e2m1", "e2m1", "f32", "f32", kind_params("mxf4nvf4", True, "f32"),
+                 sfa=sfa, sfb=sfb, stype="ue4m3")
+
+with A (..., M, K), B (..., K, N), C (..., M, N) raw element codes (not containers), scale_A
+(..., M, SK) and scale_B (..., SK, N) raw scale codes, K a multiple of SK (block = K / SK
+consecutive k). `execute_mma` is the register-level form for mma / mma.sp variants: the scale
+registers and selectors are read through `scale_map`, the scale-factor maps of the manual.
+
+What the model assumes, and from where (tests/survey/blockscale.md has the sources). None of it
+was run on an sm_100a or sm_120a GPU here; every rule is MMA-Sim's sm_120 model or the H100
+pattern, and every choice that evidence does not decide is a named field of `KindParams`:
+
+* "products" (.kind::f8f6f4, .kind::mxf8f6f4, and the fp8 forms ptxas accepts with another kind):
+  one truncated fused dot-product-add over the whole K (MMA-Sim, RTX Blackwell): products exact,
+  every scale applied exactly to its products before alignment (the product's exponent is raised by
+  the two scales' exponents, MMA-Sim), aligned with C to the largest exponent, cut toward zero to
+  F = 25 fraction bits, summed, rounded once (f32: toward zero; f16: to nearest even).
+* "groups" (.kind::mxf4, .kind::mxf4nvf4): the products of `group` = 16 consecutive k (sparse:
+  consecutive kept products) are summed exactly; each group sum times its two scales' significands
+  is one term whose exponent is the sum of the scales' exponents (not renormalised); C and those
+  terms are aligned to the largest exponent, cut toward zero to F = 35 fraction bits, summed and
+  rounded toward zero to f32 (MMA-Sim, RTX Blackwell, mxf4 / mxf4nvf4 2X / 4X measured there).
+* Specials: a NaN scale of the row of A or column of B gives the canonical NaN; NaN and Inf inputs
+  (e5m2, e4m3 NaN, C) as on the H100 (ptxspec.numerics._specials); overflow gives +-Inf.
+* A zero C counts as exponent `zero_exp` (-133: the H100 measurement; MMA-Sim's code uses -126,
+  an earlier version ignored zero terms: alternatives "mmasim" and "ignore"). A zero ue4m3 scale
+  counts as exponent `zero_exp` as well.
+* Sparse forms: the same step over the kept products only (the H100 rule of every other sparse
+  form); not measured anywhere for these kinds.
+* Element containers: under .kind::f8f6f4 / .kind::mxf8f6f4 the padding bits of a container are
+  ignored. ue4m3 scale bytes with the top bit set are refused (`ue4m3_top_bit="error"`; MMA-Sim
+  ignores the bit: "ignore").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from . import numerics as nm
+
+__all__ = ["KindParams", "ALTERNATIVES", "kind_params", "variant_params", "element_codes", "scale_fields",
+           "scale_vec", "block_size", "scale_map", "scales_from_registers", "mma_kind", "execute_mma",
+           "ScaleError"]
+
+
+class ScaleError(ValueError):
+    """An undefined scale operand: a selector outside its legal values, or a scale byte that is no code."""
+
+
+@dataclass(frozen=True)
+class KindParams:
+    path: str  # "products" | "groups"
+    F: int  # fraction bits kept below the largest exponent of the step
+    round: str  # final rounding: rz | rn
+    group: int = 16  # "groups": products summed exactly per term
+    zero_exp: int | None = -133  # exponent a zero C (or zero scale) counts as; None: no term
+    ue4m3_top_bit: str = "error"  # error | ignore
+
+    def as_data(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+#: The choices public evidence does not settle, by name: each is one replace() of KindParams away,
+#: so that one run on a Blackwell GPU can decide between them.
+ALTERNATIVES: dict[str, dict] = {
+    "zero_exp=-126 (MMA-Sim's current code)": {"zero_exp": -126},
+    "zero_exp=None (MMA-Sim's earlier code: a zero C is no term)": {"zero_exp": None},
+    "ue4m3_top_bit=ignore (MMA-Sim reads ue4m3 as e4m3fn and takes |x|)": {"ue4m3_top_bit": "ignore"},
+    "F=24 (the Ampere/Ada width)": {"F": 24},
+    "group=32 (fp4 groups of 32 k)": {"group": 32},
+    "path=products for fp4 (scales on products, F=25, as mxf8f6f4)": {"path": "products", "F": 25},
+}
+
+
+def kind_params(kind: str, scaled: bool, dtype: str) -> KindParams:
+    """The best-supported arithmetic of a kind (without the `kind::` prefix) on sm_120a."""
+    if scaled and kind in ("mxf4", "mxf4nvf4"):
+        return KindParams("groups", 35, "rz")
+    if kind not in ("f8f6f4", "mxf8f6f4", "mxf4", "mxf4nvf4"):
+        raise KeyError(f"no arithmetic for .kind::{kind}")
+    return KindParams("products", 25, "rn" if dtype == "f16" else "rz")
+
+
+def variant_params(v) -> KindParams:
+    kind = v.qualifiers.get("kind", "")
+    if not kind:
+        raise KeyError(f"{v.id} has no .kind")
+    return kind_params(kind.removeprefix("kind::"), bool(v.qualifiers.get("block_scale")), v.dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# Formats
+
+
+def element_codes(spec, tname: str, raw, container: bool) -> np.ndarray:
+    """Element codes from raw register slots: a container's element bits (its padding ignored),
+    or the codes themselves."""
+    t = spec.types[tname]
+    c = np.asarray(raw).astype(np.uint64)
+    if container and t.container_bits:
+        c = (c >> np.uint64(t.container_shift)) & np.uint64((1 << t.bits) - 1)
+    return c
+
+
+def scale_fields(spec, stype: str, codes, top_bit: str = "error"):
+    """(significand numerator, significand fraction bits, exponent, nan) of scale codes:
+    value = num / 2^frac * 2^exp. ue8m0: 2^(code - 127), 0xFF NaN; ue4m3: unsigned e4m3 (0x7F NaN)."""
+    c = np.asarray(codes).astype(np.int64)
+    if ((c < 0) | (c > 255)).any():
+        raise ScaleError(f"scale codes are bytes; got {int(c[(c < 0) | (c > 255)].flat[0])}")
+    t = spec.types[stype]
+    f = t.format
+    e, m, bias = f["exponent"], f["mantissa"], f["bias"]
+    if t.bits < 8:  # ue4m3: 7 bits in a byte
+        high = c >> t.bits
+        if top_bit == "error" and high.any():
+            bad = int(c[high != 0].flat[0])
+            raise ScaleError(f"scale byte {bad:#04x} is not a .{stype} code (bit 7 must be 0)")
+        c = c & ((1 << t.bits) - 1)
+    ex = (c >> m) & ((1 << e) - 1)
+    man = c & ((1 << m) - 1)
+    nan = (ex == (1 << e) - 1) & (man == (1 << m) - 1)
+    if m == 0:  # an exponent-only format has no subnormals: code 0 is 2^-bias
+        return np.ones_like(c), 0, c - bias, nan
+    num = np.where(ex == 0, man, man | (1 << m))
+    exp = np.where(ex == 0, 1 - bias, ex - bias)
+    return num, m, exp, nan
+
+
+# ---------------------------------------------------------------------------------------------
+# Scale-factor maps of mma / mma.sp (tests/survey/blockscale.md section 2)
+
+
+def scale_vec(v) -> int:
+    """Scale factors per row of A (and per column of B): 1, 2 or 4."""
+    sv = v.qualifiers.get("scale_vec", "")
+    if sv:
+        return int(sv.removeprefix("scale_vec::").removesuffix("X"))
+    return 2 if v.qualifiers.get("kind") == "kind::mxf4" else 1  # the manual's defaults
+
+
+def block_size(v) -> int:
+    """Consecutive k (of the dense K) that share one scale factor."""
+    return v.k // scale_vec(v)
+
+
+def scale_map(v, operand: str, byte_id: int, thread_id: int) -> np.ndarray:
+    """(threads, 4, 2) int array: for each lane and byte of its scale register, (row of A or column
+    of B, K-block) that byte scales with selector {byte_id, thread_id}; (-1, -1) where the byte is
+    not read. A: the lane pair q // 2 == thread_id of each quad, row g (+8 for the odd lane);
+    B: the lane q == thread_id, column g; byte byte_id + j is K-block j."""
+    sv = scale_vec(v)
+    parts = dict(v.operand("sel_a" if operand == "scale_a" else "sel_b").parts)
+    if byte_id not in parts["byte_id"] or thread_id not in parts["thread_id"]:
+        raise ScaleError(f"{v.id}: selector {{{byte_id}, {thread_id}}} of {operand} is undefined "
+                         f"(byte-id in {list(parts['byte_id'])}, thread-id in {list(parts['thread_id'])})")
+    lane = np.arange(v.threads)
+    g, q = lane // 4, lane % 4
+    if operand == "scale_a":
+        supplies, index = q // 2 == thread_id, g + 8 * (q % 2)
+    elif operand == "scale_b":
+        supplies, index = q == thread_id, g
+    else:
+        raise KeyError(f"{operand}: scale_a or scale_b")
+    out = np.full((v.threads, 4, 2), -1, np.int64)
+    for j in range(sv):
+        out[supplies, byte_id + j, 0] = index[supplies]
+        out[supplies, byte_id + j, 1] = j
+    return out
+
+
+def scales_from_registers(v, operand: str, regs, sel) -> np.ndarray:
+    """Scale codes (..., M, SK) of A or (..., SK, N) of B from the scale registers (..., threads[, 1])."""
+    r = np.asarray(regs)
+    if r.shape[-1:] == (1,) and r.ndim >= 2 and r.shape[-2] == v.threads:
+        r = r[..., 0]
+    if r.shape[-1:] != (v.threads,):
+        raise ValueError(f"{v.id}: {operand} must be shaped ({v.threads}, 1) or (batch, {v.threads}, 1); got {r.shape}")
+    byte_id, thread_id = (int(x) for x in sel)
+    m = scale_map(v, operand, byte_id, thread_id)
+    t, byte = np.nonzero(m[..., 0] >= 0)
+    idx, blk = m[t, byte, 0], m[t, byte, 1]
+    codes = (r.astype(np.uint64)[..., t] >> (8 * byte).astype(np.uint64)) & np.uint64(0xFF)
+    sv = scale_vec(v)
+    if operand == "scale_a":
+        out = np.zeros(r.shape[:-1] + (v.m, sv), np.uint64)
+        out[..., idx, blk] = codes
+    else:
+        out = np.zeros(r.shape[:-1] + (sv, v.n), np.uint64)
+        out[..., blk, idx] = codes
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Arithmetic
+
+
+def _repeat_blocks(x, k: int, axis: int):
+    """Per-block values (SK along `axis`) repeated to every k of the block."""
+    return np.repeat(x, k // x.shape[axis], axis=axis)
+
+
+def _scaled_fields(f: nm.Fields, num, frac: int, exp) -> nm.Fields:
+    """Fields of element x scale, exact: significand times the scale's, exponent plus its exponent."""
+    return nm.Fields(f.neg, f.mag * num, f.exp + exp, f.special, f.mbits + frac)
+
+
+def _nan_rows_cols(nan_a, nan_b):
+    """(..., M, N) mask: a NaN among the scales of row m of A or of column n of B."""
+    return nan_a.any(axis=-1)[..., :, None] | nan_b.any(axis=-2)[..., None, :]
+
+
+def _products(spec, fa, fb, fc, dtype, p: KindParams, kept):
+    zero = p.zero_exp if p.zero_exp is not None else -(1 << 20)
+    return nm.fdpa_step(spec, fa, fb, fc, dtype, p.F, p.round, 0, zero, kept)
+
+
+def _groups(spec, a_vals, b_vals, fc, sa, sb, dtype, p: KindParams, kept):
+    """The fp4 path: exact group sums, one term per group with the scales' exponents."""
+    (na, fra, ea), (nb, frb, eb) = sa, sb
+    K = a_vals.shape[-1]
+    SK = ea.shape[-1]
+    bs = K // SK
+    present = np.ones(a_vals.shape, bool) if kept is None else np.broadcast_to(kept, a_vals.shape)
+    # term of each k: (its block, its rank among the present products of the block) // group
+    blk = np.arange(K) // bs
+    rank = np.cumsum(present.reshape(present.shape[:-1] + (SK, bs)), axis=-1).reshape(present.shape) - 1
+    per_block = -(-bs // p.group)
+    term = blk * per_block + rank // p.group  # (..., M, K)
+    T = SK * per_block
+    onehot = (term[..., None] == np.arange(T)) & present[..., None]  # (..., M, K, T)
+    prod = a_vals[..., :, None, :] * np.swapaxes(b_vals, -1, -2)[..., None, :, :]  # (..., M, N, K) exact
+    sums = np.einsum("...mnk,...mkt->...mnt", prod, onehot.astype(np.float64))  # exact: small integers / 4
+    tb = np.arange(T) // per_block  # block of each term
+    sig = (na[..., :, None, tb] * np.swapaxes(nb, -1, -2)[..., None, :, tb]).astype(np.float64) / 2.0 ** (fra + frb)
+    zero = p.zero_exp if p.zero_exp is not None else -(1 << 20)
+    exa = np.where(na == 0, zero, ea)
+    exb = np.where(nb == 0, zero, eb)
+    et = exa[..., :, None, tb] + np.swapaxes(exb, -1, -2)[..., None, :, tb]  # (..., M, N, T)
+    cv = nm._values(fc)
+    ec = np.where(cv == 0, zero, fc.exp)
+    emax = np.maximum(et.max(axis=-1), ec)
+    base = emax - p.F
+    terms = np.trunc(np.ldexp(sums * sig, (et - base[..., None]).astype(np.int32)))
+    cterm = np.trunc(np.ldexp(cv, (-base).astype(np.int32)))
+    S = terms.sum(axis=-1) + cterm  # exact: a few integers below 2^48
+    out = nm.round_to_format(spec, dtype, S.astype(np.int64), base, p.round)
+    out = nm._plus_zero(spec, dtype, out)
+    c_inf, c_nan = fc.special == 1, fc.special == 2
+    out = np.where(c_inf, nm._inf_code(spec, dtype, fc.neg), out)
+    return np.where(c_nan, np.uint64(nm.canonical_nan(spec, dtype)), out)
+
+
+def mma_kind(spec, a, b, c, atype: str, btype: str, ctype: str, dtype: str, p: KindParams,
+             sfa=None, sfb=None, stype: str | None = None, kept=None) -> np.ndarray:
+    """D codes (..., M, N) of A (..., M, K), B (..., K, N), C (..., M, N) element codes, with scale
+    codes sfa (..., M, SK) and sfb (..., SK, N) of type `stype` (None: unscaled). `kept` (..., M, K)
+    marks the A elements a sparse instruction multiplies (the others take no part)."""
+    a, b, c = (np.asarray(x) for x in (a, b, c))
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2], c.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    fa = nm.decode_fields(spec, atype, a)
+    fb = nm.decode_fields(spec, btype, b)
+    fc = nm.decode_fields(spec, ctype, np.broadcast_to(c, batch + c.shape[-2:]))
+    K = a.shape[-1]
+    nan = None
+    if sfa is not None:
+        if stype is None:
+            raise ValueError("scale codes need their type (stype)")
+        sfa, sfb = np.asarray(sfa), np.asarray(sfb)
+        if K % sfa.shape[-1] or sfa.shape[-1] != sfb.shape[-2]:
+            raise ValueError(f"K = {K} with {sfa.shape[-1]} scales per row of A and {sfb.shape[-2]} per column of B")
+        na, fra, ea, nan_a = scale_fields(spec, stype, sfa, p.ue4m3_top_bit)
+        nb, frb, eb, nan_b = scale_fields(spec, stype, sfb, p.ue4m3_top_bit)
+        nan = _nan_rows_cols(nan_a, nan_b)
+    if p.path == "groups":
+        if sfa is None:
+            raise ValueError("the groups path needs scales")
+        out = _groups(spec, nm._values(fa), nm._values(fb), fc, (na, fra, ea), (nb, frb, eb), dtype, p, kept)
+    elif p.path == "products":
+        if sfa is not None:
+            fa = _scaled_fields(fa, _repeat_blocks(na, K, -1), fra, _repeat_blocks(ea, K, -1))
+            fb = _scaled_fields(fb, _repeat_blocks(nb, K, -2), frb, _repeat_blocks(eb, K, -2))
+        out = _products(spec, fa, fb, fc, dtype, p, kept)
+    else:
+        raise ValueError(f"unknown path {p.path!r}")
+    if nan is not None:
+        out = np.where(nan, np.uint64(nm.canonical_nan(spec, dtype)), out)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Registers of mma / mma.sp
+
+
+def _container(v, mat: str) -> bool:
+    _, ebits, _ = v.fragment_layouts[mat]
+    t = v.spec.types[getattr(v, f"{mat}type")]
+    return ebits > t.bits
+
+
+def execute_mma(v, *, a, b, c, scale_a=None, scale_b=None, sel_a=(0, 0), sel_b=(0, 0), e=None, f=0,
+                p: KindParams | None = None) -> np.ndarray:
+    """The D registers of a `.kind::*` mma / mma.sp variant; scale registers shaped (threads, 1)
+    uint32 (or (batch, threads, 1)), selectors as (byte_id, thread_id)."""
+    from .execute import _expand, _regs  # the registers' shapes and sparse A: one implementation
+    p = p or variant_params(v)
+    scaled = bool(v.qualifiers.get("block_scale"))
+    if scaled and (scale_a is None or scale_b is None):
+        raise ScaleError(f"{v.id} is block-scaled: pass scale_a= and scale_b=")
+    if not scaled and (scale_a is not None or scale_b is not None):
+        raise ScaleError(f"{v.id} takes no scale operands")
+    A = element_codes(v.spec, v.atype, v.unpack("a", _regs(v, "a", a)), _container(v, "a"))
+    B = element_codes(v.spec, v.btype, v.unpack("b", _regs(v, "b", b)), _container(v, "b"))
+    C = v.unpack("c", _regs(v, "c", c))
+    kept = None
+    if v.sparse:
+        if e is None:
+            raise ValueError(f"{v.id}: the sparsity metadata e= is missing")
+        A, kept = _expand(v, A, np.asarray(e), int(f))
+    sfa = sfb = None
+    if scaled:
+        sfa = scales_from_registers(v, "scale_a", scale_a, sel_a)
+        sfb = scales_from_registers(v, "scale_b", scale_b, sel_b)
+    d = mma_kind(v.spec, A, B, C, v.atype, v.btype, v.ctype, v.dtype, p, sfa, sfb,
+                 v.qualifiers.get("stype") or None, kept)
+    return v.pack("d", d)
+
+
+def with_alternative(p: KindParams, name: str) -> KindParams:
+    return replace(p, **ALTERNATIVES[name])
