@@ -251,20 +251,20 @@ def test_rename_a_qualifier(base, head_dir):
 
 
 def test_change_an_operands_legal_values(base, head_dir):
-    edit(head_dir, MMA, "{name: imm_scale_a, kind: immediate, values: [-1, 1]}",
-         "{name: imm_scale_a, kind: immediate, values: [1]}")
+    edit(head_dir, MMA, "{name: imm_scale_a, kind: immediate, values: [-1, 1], default: 1}",
+         "{name: imm_scale_a, kind: immediate, values: [1], default: 1}")
     report = run(base, head_dir)
     n = len([v for v in base.spec.variants if v.instruction == "wgmma.mma_async" and v.atype in ("f16", "bf16")])
     assert n == 192
-    line = line_of(head_dir, MMA, "values: [1]}")
+    line = line_of(head_dir, MMA, "values: [1], default: 1}")
     assert classify(report) == {("operand.values.narrowed", "breaking", where(report.head, MMA), line): n}
     c = report.changes[0]
     assert (c.before, c.after, c.details["operand"]) == ([-1, 1], [1], "imm_scale_a")
 
 
 def test_widen_an_operands_legal_values(base, head_dir):
-    edit(head_dir, MMA, "{name: imm_trans_b, kind: immediate, values: [0, 1]}",
-         "{name: imm_trans_b, kind: immediate, values: [0, 1, 2]}")
+    edit(head_dir, MMA, "{name: imm_trans_b, kind: immediate, values: [0, 1], default: 0}",
+         "{name: imm_trans_b, kind: immediate, values: [0, 1, 2], default: 0}")
     report = run(base, head_dir)
     line = line_of(head_dir, MMA, "values: [0, 1, 2]")
     assert classify(report) == {("operand.values.widened", "info", where(report.head, MMA), line): 192}
@@ -273,10 +273,10 @@ def test_widen_an_operands_legal_values(base, head_dir):
 def test_operand_signature_changes(base, head_dir):
     edit(head_dir, MMA, "  plain:\n    - {name: d, kind: fragment, io: inout, matrix: d}",
          "  plain:\n    - {name: d, kind: fragment, io: out, matrix: d}")
-    edit(head_dir, MMA, "    - {name: scale_d, kind: predicate, io: in}\n\ngroups:",
-         "    - {name: scale_d, kind: predicate, io: in}\n    - {name: imm_scale_a, kind: immediate, values: [-1, 1]}"
+    edit(head_dir, MMA, "    - {name: scale_d, kind: predicate, io: in, default: 1}\n\ngroups:",
+         "    - {name: scale_d, kind: predicate, io: in, default: 1}\n    - {name: imm_scale_a, kind: immediate, values: [-1, 1]}"
          "\n\ngroups:")
-    edit(head_dir, MMA, "    - {name: imm_trans_a, kind: immediate, values: [0, 1], forms: [desc]}\n", "")
+    edit(head_dir, MMA, "    - {name: imm_trans_a, kind: immediate, values: [0, 1], default: 0, forms: [desc]}\n", "")
     report = run(base, head_dir)
     n = len([v for v in base.spec.variants if v.instruction == "wgmma.mma_async" and v.atype in ("s8", "u8", "b1")])
     assert n == 324
