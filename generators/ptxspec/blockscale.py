@@ -61,6 +61,7 @@ class KindParams:
     group: int = 16  # "groups": products summed exactly per term
     zero_exp: int | None = -133  # exponent a zero C (or zero scale) counts as; None: no term
     ue4m3_top_bit: str = "error"  # error | ignore
+    split: int = 2  # "fp8emu": the k interleave of the two f16 steps (ptxspec.numerics.fp8_emulated)
 
     def as_data(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -87,10 +88,21 @@ def kind_params(kind: str, scaled: bool, dtype: str) -> KindParams:
     return KindParams("products", 25, "rn" if dtype == "f16" else "rz")
 
 
-def variant_params(v) -> KindParams:
+#: Targets on which ptxas 13.5 emulates the fp8 `.kind` forms with f16 HMMA steps instead of one
+#: QMMA (tests/survey/blockscale-sass-13.5.37.json): the sm_90 fp8 emulation, H100-proven there.
+EMULATED_ON = ("sm_100", "sm_103", "sm_110")
+
+
+def variant_params(v, target: str | None = None) -> KindParams:
+    """The arithmetic of a `.kind` variant on `target` (None: the sm_120a family, where every
+    `.kind` form is one native instruction)."""
     kind = v.qualifiers.get("kind", "")
     if not kind:
         raise KeyError(f"{v.id} has no .kind")
+    if target and target.startswith(EMULATED_ON):
+        if v.qualifiers.get("block_scale") or v.atype not in ("e4m3", "e5m2") or v.btype not in ("e4m3", "e5m2"):
+            raise KeyError(f"{v.id} is not valid on {target}")
+        return KindParams("fp8emu", 25, "rn" if v.dtype == "f16" else "rz", split=4 if v.sparse else 2)
     return kind_params(kind.removeprefix("kind::"), bool(v.qualifiers.get("block_scale")), v.dtype)
 
 
@@ -284,6 +296,11 @@ def mma_kind(spec, a, b, c, atype: str, btype: str, ctype: str, dtype: str, p: K
         if sfa is None:
             raise ValueError("the groups path needs scales")
         out = _groups(spec, nm._values(fa), nm._values(fb), fc, (na, fra, ea), (nb, frb, eb), dtype, p, kept)
+    elif p.path == "fp8emu":
+        q = nm.NumericsParams("fp8emu", 16, p.F, p.round, zero_exp=p.zero_exp if p.zero_exp is not None else -(1 << 20),
+                              split=p.split)
+        out = nm.fp8_emulated(spec, a, b, np.broadcast_to(c, batch + c.shape[-2:]), atype, btype, ctype, dtype, q,
+                              kept, p.split)
     elif p.path == "products":
         if sfa is not None:
             fa = _scaled_fields(fa, _repeat_blocks(na, K, -1), fra, _repeat_blocks(ea, K, -1))
@@ -307,11 +324,12 @@ def _container(v, mat: str) -> bool:
 
 
 def execute_mma(v, *, a, b, c, scale_a=None, scale_b=None, sel_a=(0, 0), sel_b=(0, 0), e=None, f=0,
-                p: KindParams | None = None) -> np.ndarray:
+                p: KindParams | None = None, target: str | None = None) -> np.ndarray:
     """The D registers of a `.kind::*` mma / mma.sp variant; scale registers shaped (threads, 1)
-    uint32 (or (batch, threads, 1)), selectors as (byte_id, thread_id)."""
+    uint32 (or (batch, threads, 1)), selectors as (byte_id, thread_id). `target` picks the
+    arithmetic where it depends on it (the sm_100a family emulates the fp8 forms)."""
     from .execute import _expand, _regs  # the registers' shapes and sparse A: one implementation
-    p = p or variant_params(v)
+    p = p or variant_params(v, target)
     scaled = bool(v.qualifiers.get("block_scale"))
     if scaled and (scale_a is None or scale_b is None):
         raise ScaleError(f"{v.id} is block-scaled: pass scale_a= and scale_b=")
@@ -324,7 +342,10 @@ def execute_mma(v, *, a, b, c, scale_a=None, scale_b=None, sel_a=(0, 0), sel_b=(
     if v.sparse:
         if e is None:
             raise ValueError(f"{v.id}: the sparsity metadata e= is missing")
-        A, kept = _expand(v, A, np.asarray(e), int(f))
+        e = np.asarray(e)
+        if e.ndim >= 2 and e.shape[-2:] == (v.threads, 1):  # a register operand: (threads, 1) like the others
+            e = e[..., 0]
+        A, kept = _expand(v, A, e, int(f))
     sfa = sfb = None
     if scaled:
         sfa = scales_from_registers(v, "scale_a", scale_a, sel_a)
