@@ -436,3 +436,25 @@ def test_bad_scale_operands_are_errors(spec):
     u = spec.variant(F8F6F4.format(a="e4m3", b="e4m3"))
     with pytest.raises(bs.ScaleError, match="takes no scale operands"):
         bs.execute_mma(u, **{x: np.zeros((32, u.operand(x).regs), np.uint32) for x in "abc"}, scale_a=ok, scale_b=ok)
+
+
+@pytest.mark.parametrize("kind_id, plain_id", [
+    ("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e5m2.f32", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32"),
+    ("mma.sync.aligned.m16n8k16.row.col.kind::mxf4.f16.e5m2.e5m2.f16", "mma.sync.aligned.m16n8k16.row.col.f16.e5m2.e5m2.f16"),
+    ("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e4m3.e4m3.f32",
+     "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e4m3.f32"),
+])
+def test_sm100_is_the_h100_proven_fp8_emulation(spec, kind_id, plain_id):
+    """On sm_100a ptxas emulates the fp8 .kind forms exactly as it emulates plain fp8 mma on sm_90a
+    (F2FP to f16, two HMMA steps, a rounding add: tests/survey/blockscale-sass-13.5.37.json), so the
+    sm_100a arithmetic is the executor's H100-proven one for the plain form."""
+    vk, vp = spec.variant(kind_id), spec.variant(plain_id)
+    rng = np.random.default_rng(9)
+    regs = {x: rng.integers(0, 1 << 32, (4, 32, vk.operand(x).regs), dtype=np.uint64).astype(np.uint32) for x in "abc"}
+    kw = {}
+    if vk.sparse:
+        kept = sparse_mod.random_kept(vk, rng, vk.metadata_nibbles)
+        kw = dict(e=sparse_mod.pack_metadata(vk, kept, 0), f=0)
+    got = bs.execute_mma(vk, **regs, **kw, target="sm_100a")
+    want = vp.execute(**regs, **kw)
+    assert np.array_equal(got, want)
