@@ -16,7 +16,8 @@ __version__ = "0.1.0"
 
 def load(spec_dir=None):
     """Load, validate and resolve a spec tree (default: the repository's `spec/`) into a `Spec`."""
-    from .model import build_model
+    from . import execute  # noqa: F401  (registers Variant.execute)
+    from .resolve import build_model
     from .source import read_tree
     return build_model(read_tree(spec_dir))
 

@@ -307,7 +307,7 @@ def _tree_key(spec_dir: Path) -> tuple | None:
 
 def load_side(side: Side) -> Side:
     """Read and resolve the side's tree (a tree loaded before in this process, unchanged, is reused)."""
-    from .model import build_model
+    from .resolve import build_model
     from .source import read_tree
     key = _tree_key(side.spec_dir)
     if key is not None and key in _LOADED:

@@ -23,6 +23,7 @@ from . import numerics as nm
 from . import smem as smem_mod
 from . import sparse as sparse_mod
 from .kinds import kind_of
+from .model import EXECUTORS
 
 __all__ = ["execute", "operand_matrices", "compute"]
 
@@ -382,3 +383,6 @@ def execute(v, *, smem=None, smem_origin: int = 0, **ops) -> np.ndarray:
     a, b, c, imm = operand_matrices(v, smem=smem, smem_origin=smem_origin, **ops)
     d = compute(v, a, b, c, imm)
     return _pack(v, "d", d)
+
+
+EXECUTORS["execute"] = execute

@@ -18,7 +18,6 @@ name `o` (the descriptor's base offset), which the current model does not yet ac
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 from collections import defaultdict
@@ -81,22 +80,6 @@ def correction_ids(spec, case: H.Case) -> list[str]:
     return ids
 
 
-@contextlib.contextmanager
-def swizzle_may_name_o():
-    """Let a spec tree's swizzle formula name `o` while it is loaded (proposed specs only)."""
-    from ptxspec import model
-    orig = model._Builder.formula
-
-    def formula(self, data, key, names, pos):
-        return orig(self, data, key, names | {"o"} if key == "swizzle" else names, pos)
-
-    model._Builder.formula = formula
-    try:
-        yield
-    finally:
-        model._Builder.formula = orig
-
-
 def load_outputs(results: Path) -> dict:
     gz = results / "wgmma_out.bin.gz"
     return H.read_output_file(gz if gz.exists() else results / "wgmma_out.bin")
@@ -148,14 +131,12 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     if args.spec_dir:
-        with swizzle_may_name_o():
-            spec = H.ptxspec.load(args.spec_dir)
+        spec = H.ptxspec.load(args.spec_dir)
     else:
         spec = H.ptxspec.load()
     proposed = None
     if args.proposed_spec:
-        with swizzle_may_name_o():
-            proposed = H.ptxspec.load(args.proposed_spec)
+        proposed = H.ptxspec.load(args.proposed_spec)
     kernels, alphabets, cases = load_campaign(args.build)
     outputs = load_outputs(args.results)
 

@@ -1,0 +1,37 @@
+"""From spec documents to the resolved model: one resolver per kind of spec file.
+
+`build_model` runs them in the order their dependencies give, passing each the tables it needs
+explicitly (no resolver reads another's state), and raises SpecError listing every problem.
+"""
+from __future__ import annotations
+
+from ..errors import Problems
+from ..model import Spec
+from ..source import Document
+from .base import Context, Origin
+from .errata import check_unused_layouts, resolve_errata
+from .instructions import InstructionResolver, fill_template
+from .tables import resolve_families, resolve_isa, resolve_layouts, resolve_smem, resolve_types
+
+__all__ = ["build_model", "Origin", "fill_template"]
+
+
+def build_model(docs: dict[str, list[Document]]) -> Spec:
+    ctx = Context(Problems())
+    isa = resolve_isa(ctx, docs["isa"][0])
+    types = resolve_types(ctx, docs["types"][0])
+    families = resolve_families(ctx, docs["family"])
+    layouts = resolve_layouts(ctx, docs["layouts"], isa.targets)
+    smem = resolve_smem(ctx, docs["smem"], families)
+    spec = Spec(ptx_versions=isa.ptx_versions, ptxas_versions=isa.ptxas_versions, targets=isa.targets, types=types,
+                families=families, layouts=layouts.fragments, sparsities=layouts.sparsities, smem=smem,
+                digest=docs.digest)
+    family_docs = {d.data["name"]: d.data for d in docs["family"]}
+    instructions = InstructionResolver(ctx, spec, layouts, family_docs, isa.origins, docs.root)
+    for doc in docs["instruction"]:
+        instructions.resolve(doc)
+    check_unused_layouts(ctx, spec, docs["layouts"], layouts)
+    spec.errata = resolve_errata(ctx, spec, docs["errata"], instructions.failed)
+    ctx.p.raise_if_any()
+    spec.variants.sort(key=lambda v: (v.family, v.instruction, v.id))
+    return spec
