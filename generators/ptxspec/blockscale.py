@@ -21,7 +21,7 @@ pattern, and every choice that evidence does not decide is a named field of `Kin
   the two scales' exponents, MMA-Sim), aligned with C to the largest exponent, cut toward zero to
   F = 25 fraction bits, summed, rounded once (f32: toward zero; f16: to nearest even).
 * "groups" (.kind::mxf4, .kind::mxf4nvf4): the products of `group` = 16 consecutive k (sparse:
-  consecutive kept products) are summed exactly; each group sum times its two scales' significands
+  16 consecutive kept products, the kept ones of 32 consecutive k) are summed exactly; each group sum times its two scales' significands
   is one term whose exponent is the sum of the scales' exponents (not renormalised); C and those
   terms are aligned to the largest exponent, cut toward zero to F = 35 fraction bits, summed and
   rounded toward zero to f32 (MMA-Sim, RTX Blackwell, mxf4 / mxf4nvf4 2X / 4X measured there).
@@ -234,27 +234,31 @@ def _products(spec, fa, fb, fc, dtype, p: KindParams, kept):
 
 
 def _groups(spec, a_vals, b_vals, fc, sa, sb, dtype, p: KindParams, kept):
-    """The fp4 path: exact group sums, one term per group with the scales' exponents."""
+    """The fp4 path: exact group sums, one term per group with the scales' exponents. A group is
+    `p.group` consecutive products that take part: consecutive k, or for a sparse A (half of every
+    row kept, chunk by chunk) the kept products of 2 * group consecutive k."""
     (na, fra, ea), (nb, frb, eb) = sa, sb
     K = a_vals.shape[-1]
     SK = ea.shape[-1]
-    bs = K // SK
-    present = np.ones(a_vals.shape, bool) if kept is None else np.broadcast_to(kept, a_vals.shape)
-    # term of each k: (its block, its rank among the present products of the block) // group
-    blk = np.arange(K) // bs
-    rank = np.cumsum(present.reshape(present.shape[:-1] + (SK, bs)), axis=-1).reshape(present.shape) - 1
-    per_block = -(-bs // p.group)
-    term = blk * per_block + rank // p.group  # (..., M, K)
-    T = SK * per_block
-    onehot = (term[..., None] == np.arange(T)) & present[..., None]  # (..., M, K, T)
-    prod = a_vals[..., :, None, :] * np.swapaxes(b_vals, -1, -2)[..., None, :, :]  # (..., M, N, K) exact
-    sums = np.einsum("...mnk,...mkt->...mnt", prod, onehot.astype(np.float64))  # exact: small integers / 4
-    tb = np.arange(T) // per_block  # block of each term
+    span = p.group
+    if kept is not None:
+        if not (np.broadcast_to(kept, a_vals.shape).sum(axis=-1) * 2 == K).all():
+            raise ValueError("the groups path needs half of every row of a sparse A kept")
+        span = 2 * p.group
+    if K % span or span % (K // SK) and (K // SK) % span:
+        raise ValueError(f"groups of {span} k do not tile K = {K} in blocks of {K // SK}")
+    G = K // span
+    lead = a_vals.shape[:-2]
+    M, N = a_vals.shape[-2], b_vals.shape[-1]
+    ag = np.moveaxis(a_vals.reshape(lead + (M, G, span)), -2, -3)  # (..., G, M, span)
+    bg = b_vals.reshape(b_vals.shape[:-2] + (G, span, N))  # (..., G, span, N)
+    sums = np.moveaxis(ag @ bg, -3, -1)  # (..., M, N, G), exact: multiples of 1/4 below 2^11
+    tb = (np.arange(G) * span) // (K // SK)  # block of each group
     sig = (na[..., :, None, tb] * np.swapaxes(nb, -1, -2)[..., None, :, tb]).astype(np.float64) / 2.0 ** (fra + frb)
     zero = p.zero_exp if p.zero_exp is not None else -(1 << 20)
     exa = np.where(na == 0, zero, ea)
     exb = np.where(nb == 0, zero, eb)
-    et = exa[..., :, None, tb] + np.swapaxes(exb, -1, -2)[..., None, :, tb]  # (..., M, N, T)
+    et = exa[..., :, None, tb] + np.swapaxes(exb, -1, -2)[..., None, :, tb]  # (..., M, N, G)
     cv = nm._values(fc)
     ec = np.where(cv == 0, zero, fc.exp)
     emax = np.maximum(et.max(axis=-1), ec)
