@@ -1,0 +1,300 @@
+"""The figures of the docs, as data: what each one draws and stands for, and how it is drawn.
+
+A figure kind is a class with a `kind` name (its caption template is `figures/<kind>.txt.j2`),
+`attrs()` (the data attributes the SVG carries for tests and tools) and `draw(lines)` (the SVG,
+given the caption lines). Collectors turn the model into figures; `FIGURE_KINDS` lists the
+collectors, so a new kind of figure (a scale-factor map, a TMEM layout) is one class and one
+collector here, one caption template, and a section template where pages show it.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from .. import svg
+
+ROLE_TITLES = {"a": "A", "b": "B", "c": "C", "d": "D", "sparse-a": "packed sparse A"}
+
+
+def file_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name)
+
+
+@dataclass
+class FragFigure:
+    kind: ClassVar[str] = "fragment"
+    path: str  # relative to docs/<family>/
+    family: str
+    role: str
+    layout: object
+    bits: int
+    fm: object  # the FragmentMap drawn
+    params: dict  # shape parameters of the drawn instance
+    covers: list[dict] = field(default_factory=list)  # shape parameters of every instance it stands for
+    period: int | None = None  # columns per repeat
+    period_elements: int | None = None  # elements per thread per repeat
+    types: set = field(default_factory=set)
+    where: set = field(default_factory=set)  # (instruction, group)
+    sparsities: set = field(default_factory=set)  # of the variants whose packed sparse A it draws
+
+    @property
+    def title(self) -> str:
+        return f"{ROLE_TITLES[self.role]} - {self.layout.name}, {self.bits}-bit elements"
+
+    @property
+    def page(self) -> str:
+        """The page that shows the figure."""
+        return "sparsity.md" if self.role == "sparse-a" else "fragments.md"
+
+    @property
+    def period_regs(self) -> int | None:
+        return self.period_elements // self.fm.per_reg if self.period else None
+
+    @property
+    def params_text(self) -> str:
+        return ", ".join(f"{k} = {v}" for k, v in self.params.items())
+
+    @property
+    def covers_n(self) -> list[int]:
+        return [c["N"] for c in self.covers]
+
+    @property
+    def chunk(self):
+        """(packed columns per chunk, unpacked columns per chunk) of a packed sparse A, else None."""
+        if self.role != "sparse-a":
+            return None
+        sp = min(self.sparsities, key=lambda s: s.name)
+        return sp.kept // sp.element_units, sp.chunk // sp.element_units
+
+    @property
+    def copy_regs(self) -> int:
+        """Registers per copy of a replicated map."""
+        return self.fm.elements // self.fm.replicas // self.fm.per_reg
+
+    def attrs(self) -> dict:
+        fm = self.fm
+        a = {"kind": "fragment", "family": self.family, "role": self.role, "layout": self.layout.name,
+             "bits": self.bits, "per-reg": fm.per_reg, "threads": fm.threads, "rows": fm.rows, "cols": fm.cols,
+             "params": " ".join(f"{k}={v}" for k, v in self.params.items())}
+        if self.period:
+            a.update({"repeat-cols": self.period, "repeat-regs": self.period_regs,
+                      "repeat-elements": self.period_elements, "covers-n": " ".join(map(str, self.covers_n))})
+        if fm.replicas > 1:
+            a["replicas"] = fm.replicas
+        if self.layout.observed_on:
+            a["observed-on"] = self.layout.observed_on
+        return a
+
+    def draw(self, lines: list[str]) -> str:
+        chunk = self.chunk
+        return svg.fragment(self.fm, lines=lines, attrs=self.attrs(), period=self.period,
+                            chunk_header=chunk[0] if chunk else None)
+
+
+@dataclass
+class MetaFigure:
+    kind: ClassVar[str] = "metadata"
+    path: str
+    family: str
+    threads: int
+    sparsity: object
+    m: int
+    k: int
+    sel: int
+    where: set = field(default_factory=set)
+
+    @property
+    def chunk_cols(self) -> int:
+        return self.sparsity.chunk // self.sparsity.element_units
+
+    def _map(self):
+        return self.sparsity.metadata_map(self.threads, self.m, 0, self.k, self.sel)
+
+    @property
+    def idle(self) -> dict:
+        """Threads that supply no metadata: {'count': n, 'quads': lanes t%4 when those explain them}."""
+        mask = self._map()[0]
+        idle = [t for t in range(self.threads) if not mask[t]]
+        quads = sorted({t % 4 for t in idle})
+        exact = bool(idle) and all((t % 4 in quads) == (not mask[t]) for t in range(len(mask)))
+        return {"count": len(idle), "quads": quads if exact else None}
+
+    def attrs(self) -> dict:
+        return {"kind": "metadata", "family": self.family, "sparsity": self.sparsity.name, "m": self.m, "k": self.k,
+                "selector": self.sel, "rows": self.m, "chunks": self.sparsity.chunks_per_row(self.k)}
+
+    def draw(self, lines: list[str]) -> str:
+        mask, row, chunk = self._map()
+        return svg.metadata(row, chunk, mask, self.m, self.sparsity.chunks_per_row(self.k), lines=lines,
+                            attrs=self.attrs(), chunk_cols=self.chunk_cols)
+
+
+@dataclass
+class SwizzleFigure:
+    kind: ClassVar[str] = "swizzle"
+    path: str
+    family: str
+    smem: object
+    mode: object
+
+    def logical(self) -> list[list[int]]:
+        """Per row and physical 16-byte unit, the unit of the unswizzled row stored there."""
+        mode, sm = self.mode, self.smem
+        rows, units = mode.repeat // mode.width, mode.width // 16
+        out = [[0] * units for _ in range(rows)]
+        for r in range(rows):
+            for u in range(units):
+                a = int(sm.swizzle(a=r * mode.width + 16 * u, b=mode.b, o=0))  # pattern on its boundary
+                out[(a % mode.repeat) // mode.width][(a % mode.width) // 16] = u
+        return out
+
+    def attrs(self) -> dict:
+        m = self.mode
+        return {"kind": "swizzle", "family": self.family, "mode": m.name, "code": m.code, "width": m.width,
+                "b": m.b, "repeat": m.repeat}
+
+    def draw(self, lines: list[str]) -> str:
+        return svg.swizzle(self.logical(), self.mode.width, lines=lines, attrs=self.attrs())
+
+
+@dataclass
+class DescriptorFigure:
+    kind: ClassVar[str] = "descriptor"
+    path: str
+    family: str
+    smem: object
+    bits: int = 64
+
+    def attrs(self) -> dict:
+        return {"kind": "descriptor", "family": self.family, "bits": self.bits}
+
+    def draw(self, lines: list[str]) -> str:
+        return svg.descriptor(self.smem.fields, self.bits, lines=lines, attrs=self.attrs())
+
+
+# ---------------------------------------------------------------------------------------------
+# Collectors: model -> figures
+
+
+def _periodic(instances: dict[tuple, object]):
+    """(period, elements per period) when every instance is the smallest one tiled along N."""
+    by_n = {dict(k)["N"]: fm for k, fm in instances.items()}
+    ns = sorted(by_n)
+    p = ns[0]
+    base = by_n[p]
+    ep = base.elements
+    if ep % base.per_reg:
+        return None
+    for n, fm in by_n.items():
+        reps = n // p
+        if n % p or fm.cols != n or fm.rows != base.rows or fm.elements != ep * reps:
+            return None
+        rows = fm.row.reshape(fm.threads, reps, ep)
+        cols = fm.col.reshape(fm.threads, reps, ep)
+        if not (rows == base.row[:, None, :]).all():
+            return None
+        if not (cols == base.col[:, None, :] + p * np.arange(reps)[None, :, None]).all():
+            return None
+    return p, ep
+
+
+@dataclass
+class Figures:
+    """Every figure of one family, and which figure draws which operand of which variant."""
+    frag: list[FragFigure] = field(default_factory=list)
+    frag_of: dict[tuple[str, str], FragFigure] = field(default_factory=dict)  # (variant id, operand) -> figure
+    meta: list[MetaFigure] = field(default_factory=list)
+    meta_of: dict[str, list[MetaFigure]] = field(default_factory=dict)  # variant id -> its metadata figures
+    swizzle: list[SwizzleFigure] = field(default_factory=list)
+    descriptor: list[DescriptorFigure] = field(default_factory=list)
+
+    def all(self) -> list:
+        return [*self.frag, *self.meta, *self.swizzle, *self.descriptor]
+
+
+def _fragment_groups(spec, variants):
+    groups: dict[tuple, dict[tuple, list]] = defaultdict(lambda: defaultdict(list))
+    fms = {}
+    for v in variants:
+        for o in v.operands:
+            if o.kind != "fragment" or o.matrix not in v.fragment_layouts:  # no map: register count only
+                continue
+            layout, bits, shape = v.fragment_layouts[o.matrix]
+            role = "sparse-a" if v.sparse and o.matrix == "a" else o.matrix
+            key = layout.shape_key(*shape)
+            groups[(role, layout.name, bits)][key].append((v, o))
+            fms[(layout.name, bits, key)] = v.fragment_map(o.matrix)
+    return groups, fms
+
+
+def collect_fragments(spec, family: str, variants, figs: Figures) -> None:
+    groups, fms = _fragment_groups(spec, variants)
+    order = {r: j for j, r in enumerate(ROLE_TITLES)}
+    for (role, lname, bits) in sorted(groups, key=lambda g: (order.get(g[0], 9), g[1], g[2])):
+        insts = groups[(role, lname, bits)]
+        layout = spec.layouts[lname]
+        fm_of = {k: fms[(lname, bits, k)] for k in insts}
+        per = _periodic(fm_of) if len(insts) > 1 and layout.shape_names == ("N",) else None
+        stem = f"{role}-{lname}-{bits}bit"
+        drawn = []
+        if per:
+            p, ep = per
+            ns = {dict(k)["N"] for k in insts}
+            key = (("N", 2 * p if 2 * p in ns else p),)
+            fig = FragFigure(f"figures/{stem}.svg", family, role, layout, bits, fm_of[key], dict(key),
+                             [dict(k) for k in sorted(insts)], p, ep)
+            drawn = [(fig, list(insts))]
+        else:
+            for k in sorted(insts):
+                suffix = "".join(f"-{n}{val}" for n, val in k)
+                fig = FragFigure(f"figures/{stem}{suffix}.svg", family, role, layout, bits, fm_of[k], dict(k), [dict(k)])
+                drawn.append((fig, [k]))
+        for fig, keys in drawn:
+            figs.frag.append(fig)
+            for k in keys:
+                for v, o in insts[k]:
+                    fig.types.add(o.element_type)
+                    fig.where.add((v.instruction, v.group))
+                    if role == "sparse-a":
+                        fig.sparsities.add(v.sparsity)
+                    figs.frag_of[(v.id, o.name)] = fig
+
+
+def collect_metadata(spec, family: str, variants, figs: Figures) -> None:
+    seen: dict[tuple, list[MetaFigure]] = {}
+    threads = spec.families[family].threads
+    for v in variants:
+        sp = v.sparsity
+        if sp is None:
+            continue
+        key = (sp.name, v.m, v.k)
+        if key not in seen:
+            seen[key] = [MetaFigure(f"figures/metadata-{sp.name}-m{v.m}k{v.k}-sel{sel}.svg", family, threads, sp,
+                                    v.m, v.k, sel) for sel in sp.selectors]
+            figs.meta += seen[key]
+        for f in seen[key]:
+            f.where.add((v.instruction, v.group))
+        figs.meta_of[v.id] = seen[key]
+
+
+def collect_smem(spec, family: str, variants, figs: Figures) -> None:
+    sm = spec.smem.get(family)
+    if sm is None:
+        return
+    figs.swizzle += [SwizzleFigure(f"figures/swizzle-{file_name(m.name)}.svg", family, sm, m)
+                     for m in sm.swizzle_modes]
+    figs.descriptor.append(DescriptorFigure("figures/descriptor.svg", family, sm))
+
+
+FIGURE_KINDS = (collect_fragments, collect_metadata, collect_smem)
+
+
+def collect(spec, family: str, variants) -> Figures:
+    figs = Figures()
+    for collector in FIGURE_KINDS:
+        collector(spec, family, variants, figs)
+    return figs

@@ -1,0 +1,399 @@
+"""The docs' view model: plain data computed from the model, one object per page and section.
+
+The templates under `ptxspec/templates/docs/` hold every sentence; this module only computes what
+they state: counts, lists, tables of data, which figure draws what. Nothing here names a family or
+an instruction.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ...model import Spec, Variant
+from ..svg import slot_suffix
+from . import figures as F
+from .markdown import DASH, code, slug
+
+
+@dataclass
+class Table:
+    headers: list
+    rows: list[list]
+
+
+def requirement_key(req):
+    """A hash-independent order for requirements (str() of a frozenset follows string hashes)."""
+    return [(str(c.ptx), sorted(c.targets)) for c in req.clauses]
+
+
+def qualifiers(v: Variant) -> list[str]:
+    """Qualifiers beyond shape and types, as the opcode spells them."""
+    out = [f".{q}" for q in v.qualifiers.values() if q]
+    return out + [q for q in (".satfinite" if v.satfinite else "", f".{v.op}" if v.op else "") if q]
+
+
+def page_name(instruction: str) -> str:
+    return F.file_name(instruction) + ".md"
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables of variants and requirements
+
+
+def variant_table(spec: Spec, variants: list[Variant]) -> Table:
+    show_c = any(v.ctype != v.dtype for v in variants)
+    headers = ["opcode", "form", "shape", "D", "A", "B"] + (["C"] if show_c else []) + \
+              ["qualifiers", "registers", "PTX", "targets"]
+    rows = []
+    target_text: dict = {}  # requirement -> its targets, with a first version where it is later
+    for v in variants:
+        if v.requirement not in target_text:
+            tgts = []
+            for t in v.targets:
+                first = v.requirement.first_ptx(spec.targets[t])
+                tgts.append(t if str(first) == v.min_ptx else f"{t} (≥{first})")
+            until = v.requirement.until_ptx
+            target_text[v.requirement] = ", ".join(tgts) + (f"; removed in PTX {until}" if until else "")
+        shape = f"m{v.m}n{v.n}k{v.k}" if v.m else DASH
+        row = [code(v.ptx), v.form or DASH, shape, v.dtype or DASH, v.atype or DASH, v.btype or DASH]
+        if show_c:
+            row.append(v.ctype or DASH)
+        row += [" ".join(qualifiers(v)) or DASH, " ".join(f"{k}:{n}" for k, n in v.regs.items()) or DASH, v.min_ptx,
+                target_text[v.requirement]]
+        rows.append(row)
+    return Table(headers, rows)
+
+
+def _covered(vs, total, per_inst, several) -> list[str]:
+    """Which variants a requirement covers: whole instructions, groups, or type pairs of a group."""
+    groups = defaultdict(list)
+    for v in vs:
+        groups[(v.instruction, v.group)].append(v)
+    parts = defaultdict(list)  # instruction -> its groups (with type pairs where only some)
+    for (inst, g), gv in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[1][0].pos.line)):
+        if len(gv) == total[(inst, g)]:
+            parts[inst].append(g)
+        else:
+            combos = sorted({".".join(t for t in (v.atype, v.btype) if t) for v in gv})
+            parts[inst].append(f"{g} ({', '.join(combos)})")
+    text = []
+    for inst, gs in parts.items():
+        whole = sum(len(gv) for (i, _), gv in groups.items() if i == inst) == per_inst[inst]
+        if several:
+            text.append(code(inst) + ("" if whole else f": {', '.join(gs)}"))
+        else:
+            text.append("all" if whole else ", ".join(gs))
+    return text
+
+
+def requirement_table(spec: Spec, variants: list[Variant]) -> Table:
+    """Distinct requirements of these variants: which variants, and the first PTX per target."""
+    by_req: dict = defaultdict(list)
+    for v in variants:
+        by_req[v.requirement].append(v)
+    targets = spec.sort_targets({t for v in variants for t in v.requirement.targets})
+    total = Counter((v.instruction, v.group) for v in variants)
+    per_inst = Counter(v.instruction for v in variants)
+    rows = []
+    for req, vs in sorted(by_req.items(), key=lambda kv: (kv[0].min_ptx, requirement_key(kv[0]))):
+        cells = []
+        for t in targets:
+            first, until = req.first_ptx(spec.targets[t]), req.until(spec.targets[t])
+            last = spec.previous_version(until) if until else None
+            cells.append(DASH if not first else f"{first} to {last}" if last else str(first))
+        rows.append(["; ".join(_covered(vs, total, per_inst, len(per_inst) > 1)), len(vs)] + cells)
+    return Table(["variants", "count"] + targets, rows)
+
+
+def ptx_target_table(spec: Spec, variants: list[Variant]) -> Table:
+    """Variants valid at each PTX version (rows, equal runs merged) on each target (columns)."""
+    targets = spec.sort_targets({t for v in variants for t in v.requirement.targets})
+    lo = min(v.requirement.min_ptx for v in variants)
+    per_req = Counter(v.requirement for v in variants)
+    runs: list[list] = []  # consecutive versions with the same counts share a row
+    for ver in (ver for ver in spec.ptx_versions if ver >= lo):
+        counts = [sum(n for req, n in per_req.items() if req.valid(spec.targets[t], ver)) for t in targets]
+        if runs and runs[-1][2] == counts:
+            runs[-1][1] = ver
+        else:
+            runs.append([ver, ver, counts])
+    rows = [[str(a) if a == b else f"{a} … {b}"] + [c or DASH for c in counts] for a, b, counts in runs]
+    return Table(["PTX ISA"] + targets, rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# One group of an instruction page
+
+
+def _regs_text(ops) -> str:
+    counts = sorted({o.regs for _, o in ops})
+    if len(counts) == 1:
+        return str(counts[0])
+    by_type = defaultdict(set)
+    for v, o in ops:
+        if v.n and o.regs:
+            by_type[o.element_type].add(v.n / o.regs)
+    if by_type and all(len(r) == 1 for r in by_type.values()):
+        parts = []
+        for t in sorted(by_type):
+            ratio = next(iter(by_type[t]))
+            parts.append(f"N/{int(ratio)} ({t})" if ratio == int(ratio) else f"{1 / ratio:g}N ({t})")
+        return ", ".join(parts)
+    return f"{counts[0]}..{counts[-1]}"
+
+
+def _map_order(row: dict):
+    """Operand, element type, then the figure's link as the page spells it."""
+    f = row["fig"]
+    link = (f"[{f.title}]({f.page}#{slug(f.title)}) · [svg]({f.path})" if f.kind == "fragment"
+            else f"[selector {f.sel}, m{f.m} k{f.k}](sparsity.md) · [svg]({f.path})")
+    return code(row["operand"]), row["what"], link
+
+
+class GroupView:
+    """The facts, operands, fragment maps and variants of one group of variants."""
+
+    def __init__(self, fam: FamilyView, name: str, vs: list[Variant], heading: bool):
+        self.fam, self.name, self.heading = fam, name, heading
+        self.variants = sorted(vs, key=lambda v: (v.m or 0, v.n or 0, v.k or 0, v.dtype, v.atype, v.btype,
+                                                  v.satfinite, v.op, v.form != "reg", v.form))
+        self._vs = vs  # in spec order
+        self.v0 = vs[0]
+
+    @cached_property
+    def shape(self) -> dict | None:
+        if not self.v0.m:
+            return None
+        return {a: sorted({getattr(v, a) for v in self._vs}) for a in ("m", "n", "k")}
+
+    @cached_property
+    def types(self) -> list[str]:
+        """D.A.B type triples of an arithmetic group."""
+        return [".".join(t) for t in sorted({(v.dtype, v.atype, v.btype) for v in self._vs
+                                             if v.atype and v.btype and v.dtype})]
+
+    @cached_property
+    def moved_types(self) -> list[str]:
+        """Element types of a group that moves one matrix (no D.A.B triple)."""
+        return sorted({t for v in self._vs for t in (v.atype, v.btype, v.ctype, v.dtype) if t})
+
+    @cached_property
+    def forms(self) -> list[str]:
+        return sorted({v.form for v in self._vs if v.form})
+
+    @cached_property
+    def qualifiers(self) -> list[str]:
+        return sorted({q for v in self._vs for q in qualifiers(v)})
+
+    @cached_property
+    def qualifiers_optional(self) -> bool:
+        return any(not qualifiers(v) for v in self._vs)
+
+    @cached_property
+    def ptxas_only(self) -> dict | None:
+        if not self.v0.ptxas_only:
+            return None
+        title = next(e.title for e in self.fam.spec.errata if e.id == self.v0.ptxas_only)
+        return {"id": self.v0.ptxas_only, "title": title}
+
+    @cached_property
+    def observed(self) -> list[str]:
+        return sorted({lay.observed_on for v in self._vs for lay, _, _ in v.fragment_layouts.values()
+                       if lay.observed_on})
+
+    @cached_property
+    def unmapped(self) -> list[str]:
+        return sorted({o.name for v in self._vs for o in v.operands
+                       if o.kind == "fragment" and o.matrix not in v.fragment_layouts})
+
+    @cached_property
+    def hardware(self) -> list[str]:
+        return sorted({v.hardware for v in self._vs})
+
+    @cached_property
+    def selectors(self) -> list[int]:
+        return sorted({s for v in self._vs for s in v.selectors})
+
+    @cached_property
+    def operands(self) -> list[list]:
+        """Rows of the operand table: every operand of the group in PTX order (forms differ in some)."""
+        names: list[str] = []
+        by_name = defaultdict(list)
+        for v in self._vs:
+            prev = -1
+            for o in v.operands:
+                if o.name not in names:
+                    names.insert(prev + 1, o.name)
+                prev = names.index(o.name)
+                by_name[o.name].append((v, o))
+        rows = []
+        for name in names:
+            ops = by_name[name]
+            o0 = ops[0][1]
+            in_forms = sorted({v.form for v, _ in ops})
+            vals = (", ".join(map(str, o0.values)) if o0.values is not None
+                    else f"≥ {o0.min_value}" if o0.min_value is not None
+                    else "; ".join(f"{part}: {', '.join(map(str, v))}" for part, v in o0.parts) or DASH)
+            reg_types = sorted({o.reg_type for _, o in ops if o.reg_type})
+            rows.append([code(name), o0.kind, o0.io, ", ".join(reg_types) or DASH, _regs_text(ops), vals,
+                         ", ".join(in_forms) if self.forms and len(in_forms) < len(self.forms) else "all"])
+        return rows
+
+    @cached_property
+    def maps(self) -> list[dict]:
+        """One row per (operand, element type, figure) of the group: fragment and metadata maps."""
+        rows, seen = [], set()
+        figs = self.fam.figs
+        for v in self._vs:
+            for o in v.operands:
+                fig = figs.frag_of.get((v.id, o.name))
+                if fig is None or (o.name, o.element_type, fig.path) in seen:
+                    continue
+                seen.add((o.name, o.element_type, fig.path))
+                rows.append({"operand": o.name, "what": o.element_type, "fig": fig})
+        for v in self._vs:
+            for mf in figs.meta_of.get(v.id, []):
+                if ("sp_meta", mf.path) not in seen:
+                    seen.add(("sp_meta", mf.path))
+                    rows.append({"operand": "sp_meta", "what": "metadata", "fig": mf})
+        return sorted(rows, key=_map_order)
+
+    @cached_property
+    def variant_table(self) -> Table:
+        return variant_table(self.fam.spec, self.variants)
+
+
+# ---------------------------------------------------------------------------------------------
+# A family and its pages
+
+
+@dataclass
+class InstructionView:
+    name: str
+    page: str
+    model: object  # ptxspec.model.Instruction
+    variants: list[Variant]
+    targets: list[str]
+    groups: list[GroupView]
+    requirements: Table | None
+
+
+class FamilyView:
+    def __init__(self, spec: Spec, name: str):
+        self.spec = spec
+        self.name = name
+        self.model = spec.families[name]
+        self.variants = [v for v in spec.variants if v.family == name]
+        self.figs = F.collect(spec, name, self.variants)
+        self.smem = spec.smem.get(name)
+        self.errata = [e for e in spec.errata if e.family == name]
+
+    @cached_property
+    def instructions(self) -> list[InstructionView]:
+        names = sorted({v.instruction for v in self.variants} |
+                       {i.name for i in self.spec.instructions.values() if i.family == self.name})
+        return [self._instruction(n) for n in names]
+
+    def _instruction(self, name: str) -> InstructionView:
+        inst = self.spec.instructions[name]
+        vs = [v for v in self.variants if v.instruction == name]
+        groups = defaultdict(list)
+        for v in vs:
+            groups[v.group].append(v)
+        order = sorted(groups, key=lambda g: groups[g][0].pos.line)
+        gviews = [GroupView(self, g, groups[g], heading=len(order) > 1) for g in order]
+        return InstructionView(name, page_name(name), inst, vs, self.spec.sort_targets(inst.requirement.targets),
+                               gviews, requirement_table(self.spec, vs) if vs else None)
+
+    @property
+    def has_sparsity(self) -> bool:
+        return bool(self.figs.meta)
+
+    @cached_property
+    def ptx_targets(self) -> Table:
+        return ptx_target_table(self.spec, self.variants)
+
+    @cached_property
+    def requirements(self) -> Table:
+        return requirement_table(self.spec, self.variants)
+
+    # -- fragments page -------------------------------------------------------------------
+    @cached_property
+    def dense_figures(self) -> list[F.FragFigure]:
+        return [f for f in self.figs.frag if f.role != "sparse-a"]
+
+    @cached_property
+    def has_sparse_a(self) -> bool:
+        return any(f.role == "sparse-a" for f in self.figs.frag)
+
+    @cached_property
+    def descriptor_only(self) -> list[tuple[str, str]]:
+        """(matrix, descriptor operand) of matrices never held in registers."""
+        in_regs = {"a" if f.role == "sparse-a" else f.role for f in self.figs.frag}
+        return sorted({(o.matrix, o.name) for v in self.variants for o in v.operands
+                       if o.kind == "descriptor" and o.matrix and o.matrix not in in_regs})
+
+    # -- sparsity page ----------------------------------------------------------------------
+    @cached_property
+    def sparsities(self) -> list[dict]:
+        out = []
+        for name in sorted({f.sparsity.name for f in self.figs.meta}):
+            sp = self.spec.sparsities[name]
+            metas = [f for f in self.figs.meta if f.sparsity.name == name]
+            packs = {self.figs.frag_of[(v.id, "a")].path: self.figs.frag_of[(v.id, "a")] for v in self.variants
+                     if v.sparsity is sp and (v.id, "a") in self.figs.frag_of}
+            out.append({"model": sp, "metas": metas, "where": sorted({w for f in metas for w in f.where}),
+                        "packs": sorted(packs.values(), key=lambda f: f.path)})
+        return out
+
+    # -- shared memory page -------------------------------------------------------------------
+    def swizzle_path(self, mode) -> str:
+        return next(f.path for f in self.figs.swizzle if f.mode is mode)
+
+    @cached_property
+    def pages(self) -> list[str]:
+        """The family's pages besides the instruction pages, in link order."""
+        return ["fragments"] + (["sparsity"] if self.has_sparsity else []) + (["smem"] if self.smem else []) + \
+            ["errata"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The site
+
+
+def worked_example(fams: list[FamilyView]) -> dict | None:
+    """A lookup through a repeating accumulator map, computed from the model and checked against it."""
+    for fam in fams:
+        figs = sorted((f for f in fam.figs.frag if f.period and f.role == "d"), key=lambda f: -f.bits)
+        if not figs:
+            continue
+        fig = figs[0]
+        cands = sorted((v for v in fam.variants if fam.figs.frag_of.get((v.id, "d")) is fig and v.n > 2 * fig.period),
+                       key=lambda v: (v.sparse, abs(v.n - 200), v.form != "reg", v.id))
+        if not cands:
+            continue
+        v = cands[0]
+        fm = v.fragment_map("d")
+        row, col = 17 % fm.rows, v.n - 3
+        j, c0 = divmod(col, fig.period)
+        drawn = fig.fm
+        t, i = (int(x[0]) for x in np.nonzero((drawn.row == row) & (drawn.col == c0)))
+        P = drawn.per_reg
+        reg0, slot = divmod(i, P)
+        reg = reg0 + fig.period_regs * j
+        t2, i2 = (int(x[0]) for x in np.nonzero((fm.row == row) & (fm.col == col)))
+        assert (t2, i2 // P, i2 % P) == (t, reg, slot), "worked example disagrees with the model"
+        return {"fam": fam, "fig": fig, "variant": v, "row": row, "col": col, "j": j, "c0": c0, "thread": t,
+                "reg0": reg0, "reg": reg, "suffix": slot_suffix(slot, P)}
+    return None
+
+
+class Site:
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        # a family whose spec states no variant yet (work in progress) gets no pages
+        self.families = [FamilyView(spec, name) for name in sorted({v.family for v in spec.variants})]
+        self.example = worked_example(self.families)
