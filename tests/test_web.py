@@ -1,6 +1,8 @@
 """`ptxspec serve` end to end: Datasette on 127.0.0.1, canned queries over HTTP, pages in Chromium."""
 import json
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -34,9 +36,7 @@ def _free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server():
-    port = _free_port()
+def _start(port):
     proc = subprocess.Popen([sys.executable, "-m", "ptxspec", "serve", "--port", str(port)], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
@@ -44,17 +44,58 @@ def server():
     while time.time() < deadline:
         try:
             urllib.request.urlopen(base + "/-/versions.json", timeout=1)
-            break
+            return proc, base
         except OSError:
             if proc.poll() is not None:
                 pytest.fail(proc.stderr.read().decode())
             time.sleep(0.2)
-    else:
-        proc.kill()
-        pytest.fail("datasette did not start")
+    proc.kill()
+    pytest.fail("datasette did not start")
+
+
+def _descendants(pid):
+    """Every live process below pid (from /proc)."""
+    parent = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            parent[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    out, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, pp in parent.items() if pp in frontier} - out
+        out |= frontier
+    return out
+
+
+@pytest.fixture(scope="module")
+def server():
+    proc, base = _start(_free_port())
     yield base
     proc.terminate()
     proc.wait(timeout=10)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_the_server_and_leaves_no_process(sig):
+    port = _free_port()
+    proc, base = _start(port)
+    before = _descendants(proc.pid)
+    proc.send_signal(sig)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("ptxspec serve did not stop")
+    left = [p for p in before if os.path.exists(f"/proc/{p}")]
+    for p in left:  # clean up what a broken serve leaves, then fail
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"processes left running: {left}"
+    with pytest.raises(OSError):
+        urllib.request.urlopen(base + "/-/versions.json", timeout=2)
 
 
 def get_json(url):

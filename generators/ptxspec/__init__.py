@@ -26,4 +26,7 @@ def __getattr__(name):  # keep `import ptxspec` light: the model (numpy, yaml) l
     if name in ("Spec", "Variant"):
         from . import model
         return getattr(model, name)
-    raise AttributeError(name)
+    if name == "values":  # ptxspec.values.to_tf32, without an import of its own
+        from . import values
+        return values
+    raise AttributeError(f"module 'ptxspec' has no attribute {name!r}")

@@ -9,8 +9,9 @@ import os
 import sys
 from pathlib import Path
 
+from . import __version__
 from .errors import SpecError
-from .paths import default_database, default_spec_dir
+from .paths import DataNotFound, datasette_metadata, default_build_dir, default_database, default_spec_dir
 
 TABLE_COLUMNS = ("ptx", "form", "min_ptx", "targets", "regs")
 FRAGMENT_COLUMNS = ("variant_id", "operand", "thread", "reg", "slot", "row", "col")
@@ -33,10 +34,13 @@ def cmd_validate(args) -> int:
 
 
 def cmd_build(args) -> int:
+    out = Path(args.out) if args.out else default_build_dir()
+    if out is None:  # an installed package: its data is read-only, and not the whole of generated/
+        raise UsageError("this ptxspec is installed from a wheel, not run from a source checkout, so there is no "
+                         "generated/ to write; pass --out DIR to build every artifact into DIR")
     from . import build as build_mod
     spec = _load(args)
     files = build_mod.artifacts(spec)
-    out = Path(args.out) if args.out else default_spec_dir().parent / "generated"
     if args.check:
         stale = build_mod.stale(out, files)
         if stale:
@@ -46,7 +50,10 @@ def cmd_build(args) -> int:
             return 1
         print(f"{out}: up to date ({len(files)} files)")
         return 0
-    changed = build_mod.write(out, files)
+    try:
+        changed = build_mod.write(out, files)
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
     print(f"{out}: {len(files)} files, {len(changed)} changed")
     return 0
 
@@ -67,7 +74,11 @@ def cmd_query(args) -> int:
     try:
         db = _database(args)
         if args.errata:
-            return _emit(db.errata(args.family), args.format, ("id", "family", "title"))
+            rows = db.errata(args.family)
+            if args.format == "table":
+                sys.stdout.write(_errata_text(rows))
+                return 0
+            return _emit(rows, args.format, ("id", "family", "title"))
         if args.variant or args.fragment or args.operands:
             if args.variant:
                 ids = [db.resolve_variant(args.variant, args.form)]
@@ -105,6 +116,27 @@ def _cell(value) -> str:
     return "" if value is None else str(value)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _errata_text(rows: list[dict]) -> str:
+    """Each erratum with what the manual says, what is true, and every piece of its evidence."""
+    import textwrap
+    out = []
+    for r in rows:
+        out.append(f"{r['id']} ({r['family']}, {r['manual']}): {r['title']}")
+        items = [("manual says", r["manual_says"]), ("truth", r["truth"])]
+        items += [(f"evidence, {k}", ", ".join(v) if isinstance(v, list) else str(v))
+                  for k, v in r["evidence"].items()]
+        for label, text in items:
+            out.append(textwrap.fill(" ".join(str(text).split()), 110, initial_indent=f"  {label}: ",
+                                     subsequent_indent="    ", break_long_words=False, break_on_hyphens=False))
+        out.append("")
+    out.append(f"({_count(len(rows), 'erratum')})".replace("erratums", "errata"))
+    return "\n".join(out) + "\n"
+
+
 def _emit(rows: list[dict], fmt: str, columns) -> int:
     if fmt == "json":
         json.dump(rows, sys.stdout, indent=1)
@@ -123,19 +155,22 @@ def _emit(rows: list[dict], fmt: str, columns) -> int:
         buf.write("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip() + "\n")
         for t in table:
             buf.write("  ".join(x.ljust(w) for x, w in zip(t, widths)).rstrip() + "\n")
-        buf.write(f"({len(rows)} rows)\n")
+        buf.write(f"({_count(len(rows), 'row')})\n")
         sys.stdout.write(buf.getvalue())
     return 0
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ptxspec", description="The machine-checked spec of PTX matrix instructions.")
-    p.add_argument("--spec", metavar="DIR", help="spec directory (default: the repository's spec/)")
+    p.add_argument("--version", action="version", version=f"ptxspec {__version__}")
+    p.add_argument("--spec", metavar="DIR", help="spec directory (default: the checkout's spec/, or the one "
+                   "installed with the package)")
     sub = p.add_subparsers(dest="command", required=True)
     v = sub.add_parser("validate", help="check the spec; one line per problem")
     v.add_argument("-q", "--quiet", action="store_true", help="print the summary to stderr")
-    b = sub.add_parser("build", help="write every artifact under generated/")
-    b.add_argument("--out", metavar="DIR", help="output directory (default: generated/ beside spec/)")
+    b = sub.add_parser("build", help="write every artifact under generated/ (or --out DIR)")
+    b.add_argument("--out", metavar="DIR", help="output directory (default: the checkout's generated/; an "
+                   "installed package needs --out)")
     b.add_argument("--check", action="store_true", help="write nothing; exit 1 naming stale files")
     q = sub.add_parser("query", help="variants, operands, fragments, errata",
                        description="Variants filtered by any column of the variants table (FIELD=VALUE, also "
@@ -156,7 +191,7 @@ def parser() -> argparse.ArgumentParser:
     q.add_argument("--thread", type=int, help="with --fragment: thread")
     q.add_argument("--db", metavar="FILE", help="query this database file instead of generated/ptxspec.sqlite")
     q.add_argument("filters", nargs="*", metavar="FIELD=VALUE", help="filters on columns of the variants table")
-    w = sub.add_parser("serve", help="browse the database in Datasette (pip install -e '.[web]')")
+    w = sub.add_parser("serve", help="browse the database in Datasette (pip install 'ptxspec[web]')")
     w.add_argument("--port", type=int, default=8001)
     w.add_argument("--db", metavar="FILE", help="database file (default: generated/ptxspec.sqlite)")
     d = sub.add_parser("diff", help="semantic report of what changed between two spec trees")
@@ -166,31 +201,34 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--fail-on", choices=("breaking", "warning"), help="exit 1 when changes of this severity or worse remain")
     d.add_argument("--ignore", metavar="FILE", help="file of fingerprints of approved changes")
     r = sub.add_parser("render", help="render a Jinja2 template over the model (see ptxspec.render)")
-    r.add_argument("template", metavar="TEMPLATE", help="template file")
+    r.add_argument("template", metavar="TEMPLATE", help="template file (examples/NAME: the checkout's or the "
+                   "installed package's example)")
     r.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     return p
 
 
 def cmd_serve(args) -> int:
-    """Datasette on 127.0.0.1 only, with the generated metadata (descriptions, canned queries, facets)."""
-    import importlib.util
-    import subprocess
-    if importlib.util.find_spec("datasette") is None:
-        raise UsageError("Datasette is not installed; pip install -e '.[web]'")
+    """Datasette on 127.0.0.1 only, with the generated metadata (descriptions, canned queries, facets).
+
+    It runs in this process (uvicorn, as `datasette serve` runs it): SIGINT and SIGTERM stop the
+    server and the command, and no child process is left behind."""
+    try:
+        import uvicorn
+        from datasette.app import Datasette
+    except ImportError:
+        raise UsageError("Datasette is not installed; pip install 'ptxspec[web]'") from None
+    import asyncio
     db = Path(args.db) if args.db else default_database()
-    meta = default_database().parent / "datasette.json"
+    meta = datasette_metadata()
     if not db.is_file() or not meta.is_file():
         raise UsageError(f"{db if not db.is_file() else meta} not found; run `ptxspec build`")
-    cmd = [sys.executable, "-m", "datasette", "serve", f"ptxspec={db}", "--host", "127.0.0.1", "--port",
-           str(args.port), "--metadata", str(meta), "--immutable", str(db), "--setting", "default_page_size", "50",
-           "--setting", "sql_time_limit_ms", "2000",
-           "--setting", "max_returned_rows", "20000"]
-    cmd.remove(f"ptxspec={db}")  # datasette names a database after its file stem
+    settings = {"default_page_size": 50, "sql_time_limit_ms": 2000, "max_returned_rows": 20000}
+    ds = Datasette([], immutables=[str(db)], metadata=json.loads(meta.read_text(encoding="utf-8")),
+                   settings=settings)  # the database is named after the file's stem
+    asyncio.run(ds.invoke_startup())
     print(f"ptxspec: serving {db} on http://127.0.0.1:{args.port}/ (Ctrl-C stops)", file=sys.stderr)
-    try:
-        return subprocess.call(cmd)
-    except KeyboardInterrupt:
-        return 0
+    uvicorn.run(ds.app(), host="127.0.0.1", port=args.port, log_level="warning", lifespan="on", workers=1)
+    return 0
 
 
 def cmd_diff(args) -> int:
@@ -198,10 +236,21 @@ def cmd_diff(args) -> int:
     return run(args)
 
 
+def _template(name: str) -> str:
+    """A template file; `examples/NAME` falls back to the example installed with the package."""
+    path = Path(name)
+    if not path.is_file() and path.parts[:1] == ("examples",):
+        from .paths import data_root
+        packaged = data_root() / path
+        if packaged.is_file():
+            return str(packaged)
+    return name
+
+
 def cmd_render(args) -> int:
     from .render import RenderError, render
     try:
-        text = render(_load(args), args.template)
+        text = render(_load(args), _template(args.template))
     except RenderError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -224,7 +273,7 @@ def main(argv=None) -> int:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         return 1
-    except UsageError as exc:
+    except (UsageError, DataNotFound) as exc:
         print(f"ptxspec {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
@@ -232,7 +281,10 @@ def main(argv=None) -> int:
     except Exception as exc:  # a bug in ptxspec itself: one line, the trace only on request
         if os.environ.get("PTXSPEC_DEBUG"):
             raise
-        where = args.spec or default_spec_dir()
+        try:
+            where = args.spec or default_spec_dir()
+        except DataNotFound:
+            where = "ptxspec"
         print(f"{where}:1:1: error: internal error in ptxspec {args.command} (a bug, please report): "
               f"{type(exc).__name__}: {exc}; set PTXSPEC_DEBUG=1 for the traceback", file=sys.stderr)
         return 3

@@ -171,11 +171,30 @@ class Variant:
         fm = self.fragment_map(operand)
         return np.stack([fm.row, fm.col], axis=-1)
 
-    def pack(self, operand: str, matrix) -> np.ndarray:
-        return self.fragment_map(operand).pack(matrix)
+    def element_type(self, operand: str) -> str:
+        """The element type of a register fragment ('a'..'d', or a fragment operand's name)."""
+        self.fragment_map(operand)  # the error for an operand without a fragment
+        for o in self.operands:
+            if o.element_type and (o.name == operand or o.matrix == operand):
+                return o.element_type
+        return {"a": self.atype, "b": self.btype, "c": self.ctype, "d": self.dtype}[operand]
 
-    def unpack(self, operand: str, regs) -> np.ndarray:
-        return self.fragment_map(operand).unpack(regs)
+    def pack(self, operand: str, matrix) -> np.ndarray:
+        """A matrix of the operand's element values (numpy or ml_dtypes), or of raw codes in an unsigned
+        array -> uint32 registers (..., threads, regs); the rule is ptxspec.values'."""
+        from .values import to_codes
+        fm = self.fragment_map(operand)
+        t = self.spec.types[self.element_type(operand)]
+        return fm.pack(to_codes(t, matrix, fm.bits, f"operand {operand!r} of {self.id}"))
+
+    def unpack(self, operand: str, regs, values: bool = False) -> np.ndarray:
+        """Registers -> the matrix of raw codes, or (values=True) of typed values (ptxspec.values)."""
+        fm = self.fragment_map(operand)
+        codes = fm.unpack(regs)
+        if not values:
+            return codes
+        from .values import from_codes
+        return from_codes(self.spec.types[self.element_type(operand)], codes, fm.bits)
 
     def execute(self, **operands) -> np.ndarray:
         """The destination registers, bit-exact (see ptxspec.execute)."""

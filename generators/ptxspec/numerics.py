@@ -723,8 +723,8 @@ STATUS_GLOB = "numerics-*.json"
 
 
 def _records_dir():
-    from .paths import repo_root
-    return repo_root() / "tests" / "device" / "records"
+    from .paths import records_dir
+    return records_dir()
 
 
 def measured(records_dir=None) -> dict[str, dict]:
