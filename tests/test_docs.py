@@ -2,9 +2,11 @@
 
 - every variant of the model is in a variant table, and every fragment map and metadata map of
   every variant is linked from the section that lists it;
-- every figure's labels, parsed back from the SVG (thread and register text of each cell, its
-  data-row/data-col, the stated repeat rule), equal `fragment_elements` and `sparsity_metadata`
-  of generated/ptxspec.sqlite; swizzle and descriptor figures equal their tables;
+- every variant's section links, for each of its fragment operands and metadata selectors, a
+  figure whose labels, parsed back from the SVG (thread and register text of each cell at its
+  position, the stated repeat and replica rules), equal that variant's `fragment_elements` and
+  `sparsity_metadata` in generated/ptxspec.sqlite; swizzle and descriptor figures equal their tables;
+- each distinct drawing is one file, and the docs stay small;
 - links resolve, labels fit their cells, and a sample of pages and figures renders in headless
   Chromium to PNGs that are not blank (set PTXSPEC_DOCS_PNG_DIR to keep the PNGs and look).
 """
@@ -32,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GEN = ROOT / "generated"
 NS = "{http://www.w3.org/2000/svg}"
 CHAR_W = 6.7  # width of one 11px monospace character, generously rounded up
-MAX_DOCS_BYTES = 11_000_000  # wgmma, mma, mma.sp, wmma: ~8.5 MB; fragment figures (1-bit maps up to 256 x 8 cells) dominate
+MAX_DOCS_BYTES = 4_000_000  # wgmma, mma, mma.sp, wmma: ~2.9 MB (8.4 MB when every figure was drawn per use, cell by cell)
 
 
 @pytest.fixture(scope="module")
@@ -62,11 +64,35 @@ def _attrs(root: ET.Element) -> dict[str, str]:
 
 
 def _cells(root: ET.Element):
-    """(data attributes, [text lines], rect) of every labelled cell."""
+    """(data attributes, [text lines], width) of every labelled cell: the cells drawn in full
+    (`<g data-row=..>`) and those drawn by reference (rows of `<use>` in the `grid` group, see
+    ptxspec.emit.svg), whose row and column come from their position."""
     for g in root.iter(f"{NS}g"):
         a = _attrs(g)
         if a and ("row" in a or "field" in a):
-            yield a, ["".join(t.itertext()) for t in g.findall(f"{NS}text")], g.find(f"{NS}rect")
+            yield a, ["".join(t.itertext()) for t in g.findall(f"{NS}text")], float(g.find(f"{NS}rect").get("width"))
+    grid = [g for g in root.iter(f"{NS}g") if g.get("class") == "grid"]
+    if not grid:
+        return
+    defs = {e.get("id"): e for e in root.find(f"{NS}defs")}
+    ref = lambda u: defs[u.get("href").removeprefix("#")]
+    step, height = int(root.get("data-cell-w")), int(root.get("data-cell-h"))
+    width = float(defs["c"].get("width"))
+    uses = grid[0].findall(f"{NS}use")
+    for first, second in zip(uses[0::2], uses[1::2]):
+        y = int(first.get("y"))
+        assert second.get("y") == first.get("y") and y % height == 0
+        labels = {int(u.get("x")): "".join(ref(u).itertext()) for u in ref(second).findall(f"{NS}use")}
+        for u in ref(first).findall(f"{NS}use"):
+            x = int(u.get("x"))
+            assert x % step == 0
+            cell = ref(u)
+            assert cell.find(f"{NS}use").get("href") == "#c"
+            a = {"row": y // height, "col": x // step}
+            if width != step:
+                a["span"] = int(width) // step
+            yield a, ["".join(cell.find(f"{NS}text").itertext()), labels.pop(x)], width
+        assert not labels, f"second labels with no cell at x = {sorted(labels)}"
 
 
 def _resolve(page: str, link: str) -> str:
@@ -139,34 +165,63 @@ def test_every_variant_is_in_a_variant_table(spec, pages):
     assert set(seen) == {v.id for v in spec.variants}
 
 
-def test_every_fragment_and_metadata_map_is_linked_where_its_variant_is_listed(spec, db, pages, figures):
+def _map_rows(body: str):
+    """(operand, element type or 'metadata', layout or sparsity, link text, svg link) of a section's map table."""
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("| operand | element type | layout | figure |"):
+            for row in lines[i + 2:]:
+                if not row.startswith("|"):
+                    break
+                operand, what, layout, figure = _split_row(row)
+                text = re.match(r"\[([^\]]*)\]", figure)[1]
+                svg = [link for link in LINK.findall(figure) if link.endswith(".svg")]
+                assert len(svg) == 1, f"one svg link per map row: {row}"
+                yield operand.strip("`"), what, layout.strip("`"), text, svg[0]
+
+
+@pytest.fixture(scope="module")
+def linked(spec, db, pages):
+    """Which figures the docs show for each fragment map instance and each metadata map, found the way a
+    reader finds them: the map table of the section that lists the variant. Asserts that every
+    fragment operand and metadata selector of every listed variant has one."""
     frag_ops: dict[str, list] = {}
-    for vid, name, matrix, per_reg, lname, params, sparse in db.execute(
-            "SELECT o.variant_id, o.name, o.matrix, o.per_reg, l.name, l.params, v.sparse FROM operands o "
-            "JOIN layouts l ON l.id = o.layout_id JOIN variants v ON v.id = o.variant_id"):
-        frag_ops.setdefault(vid, []).append((name, "sparse-a" if sparse and matrix == "a" else matrix, per_reg,
-                                             lname, json.loads(params)))
+    for vid, name, etype, per_reg, lname, params in db.execute(
+            "SELECT o.variant_id, o.name, o.element_type, o.per_reg, l.name, l.params FROM operands o "
+            "JOIN layouts l ON l.id = o.layout_id"):
+        frag_ops.setdefault(vid, []).append((name, etype, per_reg, lname, _params(params)))
+    frags: dict[tuple, set[str]] = {}  # (layout, params, per_reg) -> figure paths
+    metas: dict[tuple, set[str]] = {}  # (sparsity, m, k, selector) -> figure paths
     checked = 0
     for path, text in pages.items():
         for _, body in _sections(text):
             ids = list(_variant_rows(body))
             if not ids:
                 continue
-            linked = [_attrs(figures[_resolve(path, link)]) for link in LINK.findall(body) if link.endswith(".svg")]
+            rows = list(_map_rows(body))
             for vid in ids:
                 v = spec._by_id[vid]
-                for name, role, per_reg, lname, params in frag_ops.get(vid, []):
-                    ok = [a for a in linked if a["kind"] == "fragment" and a["role"] == role
-                          and a["layout"] == lname and int(a["per-reg"]) == per_reg
-                          and (str(params.get("N")) in a["covers-n"].split() if "covers-n" in a
-                               else _params(a["params"]) == tuple(sorted(params.items())))]
-                    assert ok, f"{path}: no figure linked for operand {name} of {vid}"
+                for name, etype, per_reg, lname, params in frag_ops.get(vid, []):
+                    figs = {_resolve(path, svg) for op, what, lay, _, svg in rows
+                            if op == name and lay == lname and what == etype}
+                    assert figs, f"{path}: no figure linked for operand {name} of {vid}"
+                    frags.setdefault((lname, params, per_reg), set()).update(figs)
                     checked += 1
                 for sel in v.selectors:
-                    ok = [a for a in linked if a["kind"] == "metadata" and a["sparsity"] == v.sparsity.name
-                          and int(a["m"]) == v.m and int(a["k"]) == v.k and int(a["selector"]) == sel]
-                    assert ok, f"{path}: no metadata figure linked for {vid} selector {sel}"
+                    figs = {_resolve(path, svg) for op, what, lay, label, svg in rows
+                            if what == "metadata" and lay == v.sparsity.name
+                            and label == f"selector {sel}, m{v.m} k{v.k}"}
+                    assert figs, f"{path}: no metadata figure linked for {vid} selector {sel}"
+                    metas.setdefault((v.sparsity.name, v.m, v.k, sel), set()).update(figs)
     assert checked == sum(map(len, frag_ops.values()))
+    return frags, metas
+
+
+def test_every_fragment_and_metadata_map_is_linked_where_its_variant_is_listed(linked, figures):
+    frags, metas = linked
+    for key, paths in [*frags.items(), *metas.items()]:
+        for p in paths:
+            assert p in figures, f"{key}: broken figure link {p}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,13 +252,28 @@ def _fragment_cells(root) -> set[tuple[int, int, int, int, int]]:
 
 
 def _params(text: str) -> tuple:
-    """'N=16 K=8' (a figure's data-params) or '{"N": 16}' (layouts.params) -> sorted ((name, value), ...)."""
-    if text.startswith("{"):
-        return tuple(sorted(json.loads(text).items()))
-    return tuple(sorted((k, int(v)) for k, v in (kv.split("=") for kv in text.split())))
+    """'{"N": 16}' (layouts.params) -> sorted ((name, value), ...)."""
+    return tuple(sorted(json.loads(text).items()))
 
 
-def test_fragment_figures_agree_with_fragment_elements(db, figures):
+def _as_drawn_for(root, cells: set, params: tuple) -> set:
+    """The elements a figure states for one instance: its cells, each element once per replica
+    (the cells show the last copy; copy j is register r + replica-regs * j), tiled along N by the
+    repeat rule where the figure states one."""
+    a = _attrs(root)
+    if "replicas" in a:
+        n, dr = int(a["replicas"]), int(a["replica-regs"])
+        cells = {(t, reg - dr * (n - 1 - j), s, r, c) for t, reg, s, r, c in cells for j in range(n)}
+    if "repeat-cols" in a:
+        p, dr = int(a["repeat-cols"]), int(a["repeat-regs"])
+        base = {c for c in cells if c[4] < p}
+        tile = lambda n: {(t, reg + dr * j, s, r, c + p * j) for t, reg, s, r, c in base for j in range(n // p)}
+        assert tile(int(a["cols"])) == cells, "the drawn columns do not follow the stated rule"
+        return tile(dict(params)["N"])
+    return cells
+
+
+def test_fragment_figures_agree_with_fragment_elements(db, figures, linked):
     # one (variant, operand) per evaluated map: fragment_elements depends only on the layout instance
     # and the elements per register, so it stands for every other variant with the same pair
     instances = {}
@@ -211,49 +281,43 @@ def test_fragment_figures_agree_with_fragment_elements(db, figures):
             "SELECT o.variant_id, o.name, l.name, l.params, o.per_reg FROM operands o "
             "JOIN layouts l ON l.id = o.layout_id ORDER BY o.variant_id, o.position"):
         instances.setdefault((lname, _params(params), per_reg), (vid, operand))
-    checked = set()
-    for path, root in figures.items():
-        a = _attrs(root)
-        if a["kind"] != "fragment":
-            continue
-        cells = _fragment_cells(root)
-        per_reg = int(a["per-reg"])
-        if "repeat-cols" in a:
-            p, dr = int(a["repeat-cols"]), int(a["repeat-regs"])
-            base = {c for c in cells if c[4] < p}
-            expanded = {(("N", n),): {(t, reg + dr * j, s, r, c + p * j) for t, reg, s, r, c in base
-                                      for j in range(n // p)} for n in map(int, a["covers-n"].split())}
-            assert expanded[_params(a["params"])] == cells, f"{path}: the drawn columns do not follow the stated rule"
-        else:
-            expanded = {_params(a["params"]): cells}
-        for params, got in expanded.items():
-            key = (a["layout"], params, per_reg)
-            assert key in instances, f"{path}: no variant in the database has layout {key}"
-            want = set(db.execute("SELECT thread, reg, slot, row, col FROM fragment_elements "
-                                  "WHERE variant_id = ? AND operand = ?", instances[key]))
-            assert got == want, (f"{path} ({params}) disagrees with fragment_elements of {instances[key]}: "
-                                 f"{sorted(got ^ want)[:4]}")
-            checked.add(key)
-    assert checked == set(instances), f"fragment maps with no figure: {sorted(set(instances) - checked)[:5]}"
+    frags, _ = linked
+    assert set(frags) == set(instances), f"fragment maps with no figure: {sorted(set(instances) - set(frags))[:5]}"
+    cells = {}
+    for key, paths in frags.items():
+        want = set(db.execute("SELECT thread, reg, slot, row, col FROM fragment_elements "
+                              "WHERE variant_id = ? AND operand = ?", instances[key]))
+        for path in paths:
+            root = figures[path]
+            assert _attrs(root)["kind"] == "fragment", path
+            if path not in cells:
+                cells[path] = _fragment_cells(root)
+            got = _as_drawn_for(root, cells[path], key[1])
+            assert got == want, f"{path} ({key}) disagrees with fragment_elements of {instances[key]}: " \
+                                f"{sorted(got ^ want)[:4]}"
 
 
-def test_metadata_figures_agree_with_sparsity_metadata(db, figures):
+def test_metadata_figures_agree_with_sparsity_metadata(db, figures, linked):
     wanted = set(db.execute("SELECT DISTINCT sparsity, m, k, selector FROM sparsity_metadata"))
-    checked = set()
-    for path, root in figures.items():
-        a = _attrs(root)
-        if a["kind"] != "metadata":
-            continue
-        got = set()
-        for c, texts, _ in _cells(root):
-            t, n = re.fullmatch(r"T(\d+)", texts[0]), re.fullmatch(r"n(\d+)", texts[1])
-            got.add((int(t[1]), int(n[1]), int(c["row"]), int(c["chunk"])))
-        key = (a["sparsity"], int(a["m"]), int(a["k"]), int(a["selector"]))
+    _, metas = linked
+    assert set(metas) == wanted
+    for key, paths in metas.items():
         want = set(db.execute("SELECT thread, nibble, row, chunk FROM sparsity_metadata "
                               "WHERE sparsity = ? AND m = ? AND k = ? AND selector = ?", key))
-        assert got == want, f"{path} disagrees with sparsity_metadata: {sorted(got ^ want)[:4]}"
-        checked.add(key)
-    assert checked == wanted
+        for path in paths:
+            root = figures[path]
+            assert _attrs(root)["kind"] == "metadata", path
+            got = set()
+            for c, texts, _ in _cells(root):
+                t, n = re.fullmatch(r"T(\d+)", texts[0]), re.fullmatch(r"n(\d+)", texts[1])
+                got.add((int(t[1]), int(n[1]), int(c["row"]), int(c["col"])))
+            assert got == want, f"{path} disagrees with sparsity_metadata {key}: {sorted(got ^ want)[:4]}"
+
+
+def test_each_drawing_is_one_file(built):
+    svgs = [b for p, b in built.items() if p.endswith(".svg")]
+    assert len(set(svgs)) == len(svgs), "the same drawing is written twice"
+    assert all(p.startswith("docs/figures/") for p, b in built.items() if p.endswith(".svg"))
 
 
 def test_swizzle_figures_agree_with_swizzle_modes(db, figures):
@@ -312,8 +376,7 @@ def test_links_and_anchors_resolve(pages, built):
 def test_labels_fit_their_cells(figures):
     for path, root in figures.items():
         assert root.get("width") and root.get("height"), path
-        for a, texts, rect in _cells(root):
-            w = float(rect.get("width"))
+        for a, texts, w in _cells(root):
             for t in texts:
                 assert len(t) * CHAR_W <= w - 2, f"{path}: label {t!r} wider than its {w}px cell"
 
@@ -407,14 +470,19 @@ window.addEventListener('load',()=>{const out={};for(const im of document.queryS
 </script>"""
 
 # Geometry of the labels as laid out by the browser: text outside its cell, text past the edge.
+# Cells drawn in full are measured where they are; cells drawn by reference are measured once, as
+# defined (every label text against the cell rectangle `c`), and every placed cell against the edge.
 MEASURE = """<script>
-const out={};for(const s of document.querySelectorAll('svg')){const W=+s.getAttribute('width');
- let outside=0,past=0,minFont=99,cells=0;
+const out={};for(const s of [...document.querySelectorAll('div')].map(d=>d.shadowRoot.querySelector('svg'))){const W=+s.getAttribute('width');
+ const left=s.getBoundingClientRect().left;let outside=0,past=0,minFont=99,cells=0;
+ const inside=(b,r)=>b.x>=r.x-0.5&&b.x+b.width<=r.x+r.width+0.5&&b.y>=r.y-0.5&&b.y+b.height<=r.y+r.height+0.5;
  for(const t of s.querySelectorAll('text')){const b=t.getBBox();minFont=Math.min(minFont,parseFloat(getComputedStyle(t).fontSize));
-  if(b.x<0||b.x+b.width>W+0.5)past++;}
+  if(!t.closest('defs')&&(b.x<0||b.x+b.width>W+0.5))past++;}
  for(const g of s.querySelectorAll('g[data-row],g[data-field]')){cells++;const r=g.querySelector('rect').getBBox();
-  for(const t of g.querySelectorAll('text')){const b=t.getBBox();
-   if(b.x<r.x-0.5||b.x+b.width>r.x+r.width+0.5||b.y<r.y-0.5||b.y+b.height>r.y+r.height+0.5)outside++;}}
+  for(const t of g.querySelectorAll('text'))if(!inside(t.getBBox(),r))outside++;}
+ const c=s.querySelector('defs > #c');
+ if(c){const r=c.getBBox();for(const t of s.querySelectorAll('defs > text, defs > g > text'))if(!inside(t.getBBox(),r))outside++;
+  for(const u of s.querySelectorAll('.grid > use')){cells++;const b=u.getBoundingClientRect();if(b.left<left-0.5||b.right>left+W+0.5)past++;}}
  out[s.id]={outside,past,minFont,cells};}
 const p=document.createElement('pre');p.id='result';p.textContent=JSON.stringify(out);document.body.appendChild(p);
 </script>"""
@@ -432,7 +500,8 @@ def _sample(pages: dict[str, str], figures: dict[str, ET.Element]) -> tuple[list
     fig_sample, kinds = [], set()
     for path, root in sorted(figures.items()):
         a = _attrs(root)
-        key = (a["kind"], a.get("role"), a.get("repeat-cols") is not None, int(a.get("per-reg", 1)) >= 8)
+        key = (a["kind"], a.get("repeat-cols") is not None, int(a.get("per-reg", 1)), "replicas" in a,
+               int(a.get("threads", 0)) > 32)
         if key not in kinds:
             kinds.add(key)
             fig_sample.append(path)
@@ -491,9 +560,12 @@ def test_pages_and_figures_render_in_chromium(built, pages, figures):
             s = stats[rel]
             assert s["ink"] > 0.15 and s["dark"] > 0.005 and s["colours"] > 6, f"{rel} renders nearly blank: {s}"
 
-        svgs = "".join(re.sub(r"^<svg ", f'<svg id="{html.escape(rel)}" ', built[rel].decode(), count=1)
-                       for rel in fig_sample)
-        (tmp / "measure.html").write_text(f"<!DOCTYPE html><html><body>{svgs}{MEASURE}</body></html>")
+        # each figure in a shadow root of its own: ids (the cells a figure references) are scoped to it
+        svgs = json.dumps({rel: built[rel].decode() for rel in fig_sample}).replace("</", "<\\/")
+        place = (f"<script>for(const [id,text] of Object.entries({svgs})){{const d=document.createElement('div');"
+                 "document.body.appendChild(d);d.attachShadow({mode:'open'}).innerHTML=text;"
+                 "d.shadowRoot.querySelector('svg').id=id;}</script>")
+        (tmp / "measure.html").write_text(f"<!DOCTYPE html><html><body>{place}{MEASURE}</body></html>")
         dom = _run_chromium(exe, tmp, ["--virtual-time-budget=20000", "--dump-dom", (tmp / "measure.html").as_uri()],
                             "measure")
         geometry = json.loads(html.unescape(re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)[1]))

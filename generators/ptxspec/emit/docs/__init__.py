@@ -47,24 +47,37 @@ def caption(fig) -> list[str]:
     return _render(f"figures/{fig.kind}.txt.j2", fig=fig).rstrip("\n").split("\n")
 
 
-def family_files(fam) -> dict[str, str]:
-    """{path under docs/<family>/: text} of a family's pages and figures."""
+def family_pages(fam) -> dict[str, str]:
+    """{path under docs/<family>/: text} of a family's pages."""
     out = {"index.md": _render("family.md.j2", fam=fam)}
     for page in fam.pages:
         out[f"{page}.md"] = _render(f"{page}.md.j2", fam=fam)
     for inst in fam.instructions:
         out[inst.page] = _render("instruction.md.j2", fam=fam, inst=inst)
-    for fig in fam.figs.all():
-        out[fig.path] = fig.draw(caption(fig))
     return out
+
+
+def draw(site: Site) -> dict[str, str]:
+    """{path under docs/: SVG} of every distinct drawing; sets each figure's `path` to its drawing's.
+    A drawing is named after the first figure that draws it (figure keys are unique across families)."""
+    paths: dict[str, str] = {}  # SVG text -> path
+    for fam in site.families:
+        for fig in fam.figs.all():
+            text = fig.draw(caption(fig))
+            if text not in paths:
+                paths[text] = f"figures/{fig.key}.svg"
+            fig.path = paths[text]
+    drawings = {path: text for text, path in paths.items()}
+    assert len(drawings) == len(paths), "two drawings under one name"
+    return drawings
 
 
 def build(spec: Spec) -> dict[str, bytes]:
     """{path under generated/: bytes} of every page and figure."""
     site = Site(spec)
-    files: dict[str, str] = {}
+    files = {f"docs/{path}": text for path, text in draw(site).items()}
     for fam in site.families:
-        for rel, text in family_files(fam).items():
+        for rel, text in family_pages(fam).items():
             files[f"docs/{fam.name}/{rel}"] = text
     figures = sum(p.endswith(".svg") for p in files)
     pages = sum(p.endswith(".md") for p in files) + 2

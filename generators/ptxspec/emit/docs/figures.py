@@ -1,8 +1,10 @@
 """The figures of the docs, as data: what each one draws and stands for, and how it is drawn.
 
 A figure kind is a class with a `kind` name (its caption template is `figures/<kind>.txt.j2`),
-`attrs()` (the data attributes the SVG carries for tests and tools) and `draw(lines)` (the SVG,
-given the caption lines). Collectors turn the model into figures; `FIGURE_KINDS` lists the
+a `key` naming it within its family, `attrs()` (the data attributes the SVG carries for tests and
+tools: what the drawing shows, never where it is used) and `draw(lines)` (the SVG, given the caption
+lines). Drawings are shared: `docs.build` writes each distinct SVG once under docs/figures/, named by
+the `key` of the first figure that draws it, and sets `path` on every figure that draws it. Collectors turn the model into figures; `FIGURE_KINDS` lists the
 collectors, so a new kind of figure (a scale-factor map, a TMEM layout) is one class and one
 collector here, one caption template, and a section template where pages show it.
 """
@@ -24,10 +26,19 @@ def file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name)
 
 
+class Drawn:
+    """Where a figure's shared drawing is: `path` under docs/, `href` from a family's page."""
+    path: str = ""
+
+    @property
+    def href(self) -> str:
+        return "../" + self.path
+
+
 @dataclass
-class FragFigure:
+class FragFigure(Drawn):
     kind: ClassVar[str] = "fragment"
-    path: str  # relative to docs/<family>/
+    key: str  # unique within the family: role, layout, element bits, drawn shape
     family: str
     role: str
     layout: object
@@ -75,18 +86,14 @@ class FragFigure:
         """Registers per copy of a replicated map."""
         return self.fm.elements // self.fm.replicas // self.fm.per_reg
 
+
     def attrs(self) -> dict:
         fm = self.fm
-        a = {"kind": "fragment", "family": self.family, "role": self.role, "layout": self.layout.name,
-             "bits": self.bits, "per-reg": fm.per_reg, "threads": fm.threads, "rows": fm.rows, "cols": fm.cols,
-             "params": " ".join(f"{k}={v}" for k, v in self.params.items())}
+        a = {"kind": "fragment", "threads": fm.threads, "rows": fm.rows, "cols": fm.cols, "per-reg": fm.per_reg}
         if self.period:
-            a.update({"repeat-cols": self.period, "repeat-regs": self.period_regs,
-                      "repeat-elements": self.period_elements, "covers-n": " ".join(map(str, self.covers_n))})
+            a.update({"repeat-cols": self.period, "repeat-regs": self.period_regs})
         if fm.replicas > 1:
-            a["replicas"] = fm.replicas
-        if self.layout.observed_on:
-            a["observed-on"] = self.layout.observed_on
+            a.update({"replicas": fm.replicas, "replica-regs": self.copy_regs})
         return a
 
     def draw(self, lines: list[str]) -> str:
@@ -96,9 +103,9 @@ class FragFigure:
 
 
 @dataclass
-class MetaFigure:
+class MetaFigure(Drawn):
     kind: ClassVar[str] = "metadata"
-    path: str
+    key: str
     family: str
     threads: int
     sparsity: object
@@ -123,20 +130,25 @@ class MetaFigure:
         exact = bool(idle) and all((t % 4 in quads) == (not mask[t]) for t in range(len(mask)))
         return {"count": len(idle), "quads": quads if exact else None}
 
+    @property
+    def chunks(self) -> int:
+        return self.sparsity.chunks_per_row(self.k)
+
+
     def attrs(self) -> dict:
-        return {"kind": "metadata", "family": self.family, "sparsity": self.sparsity.name, "m": self.m, "k": self.k,
-                "selector": self.sel, "rows": self.m, "chunks": self.sparsity.chunks_per_row(self.k)}
+        return {"kind": "metadata", "threads": self.threads, "rows": self.m, "chunks": self.chunks,
+                "chunk-cols": self.chunk_cols}
 
     def draw(self, lines: list[str]) -> str:
         mask, row, chunk = self._map()
-        return svg.metadata(row, chunk, mask, self.m, self.sparsity.chunks_per_row(self.k), lines=lines,
+        return svg.metadata(row, chunk, mask, self.m, self.chunks, lines=lines,
                             attrs=self.attrs(), chunk_cols=self.chunk_cols)
 
 
 @dataclass
-class SwizzleFigure:
+class SwizzleFigure(Drawn):
     kind: ClassVar[str] = "swizzle"
-    path: str
+    key: str
     family: str
     smem: object
     mode: object
@@ -152,6 +164,7 @@ class SwizzleFigure:
                 out[(a % mode.repeat) // mode.width][(a % mode.width) // 16] = u
         return out
 
+
     def attrs(self) -> dict:
         m = self.mode
         return {"kind": "swizzle", "family": self.family, "mode": m.name, "code": m.code, "width": m.width,
@@ -162,9 +175,9 @@ class SwizzleFigure:
 
 
 @dataclass
-class DescriptorFigure:
+class DescriptorFigure(Drawn):
     kind: ClassVar[str] = "descriptor"
-    path: str
+    key: str
     family: str
     smem: object
     bits: int = 64
@@ -245,13 +258,13 @@ def collect_fragments(spec, family: str, variants, figs: Figures) -> None:
             p, ep = per
             ns = {dict(k)["N"] for k in insts}
             key = (("N", 2 * p if 2 * p in ns else p),)
-            fig = FragFigure(f"figures/{stem}.svg", family, role, layout, bits, fm_of[key], dict(key),
+            fig = FragFigure(stem, family, role, layout, bits, fm_of[key], dict(key),
                              [dict(k) for k in sorted(insts)], p, ep)
             drawn = [(fig, list(insts))]
         else:
             for k in sorted(insts):
                 suffix = "".join(f"-{n}{val}" for n, val in k)
-                fig = FragFigure(f"figures/{stem}{suffix}.svg", family, role, layout, bits, fm_of[k], dict(k), [dict(k)])
+                fig = FragFigure(stem + suffix, family, role, layout, bits, fm_of[k], dict(k), [dict(k)])
                 drawn.append((fig, [k]))
         for fig, keys in drawn:
             figs.frag.append(fig)
@@ -273,7 +286,7 @@ def collect_metadata(spec, family: str, variants, figs: Figures) -> None:
             continue
         key = (sp.name, v.m, v.k)
         if key not in seen:
-            seen[key] = [MetaFigure(f"figures/metadata-{sp.name}-m{v.m}k{v.k}-sel{sel}.svg", family, threads, sp,
+            seen[key] = [MetaFigure(f"metadata-{sp.name}-m{v.m}k{v.k}-sel{sel}", family, threads, sp,
                                     v.m, v.k, sel) for sel in sp.selectors]
             figs.meta += seen[key]
         for f in seen[key]:
@@ -285,9 +298,9 @@ def collect_smem(spec, family: str, variants, figs: Figures) -> None:
     sm = spec.smem.get(family)
     if sm is None:
         return
-    figs.swizzle += [SwizzleFigure(f"figures/swizzle-{file_name(m.name)}.svg", family, sm, m)
+    figs.swizzle += [SwizzleFigure(f"{family}-swizzle-{file_name(m.name)}", family, sm, m)
                      for m in sm.swizzle_modes]
-    figs.descriptor.append(DescriptorFigure("figures/descriptor.svg", family, sm))
+    figs.descriptor.append(DescriptorFigure(f"{family}-descriptor", family, sm))
 
 
 FIGURE_KINDS = (collect_fragments, collect_metadata, collect_smem)

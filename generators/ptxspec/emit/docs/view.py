@@ -15,7 +15,7 @@ import numpy as np
 from ...model import Spec, Variant
 from ..svg import slot_suffix
 from . import figures as F
-from .markdown import DASH, code, slug
+from .markdown import DASH, code
 
 
 @dataclass
@@ -146,11 +146,9 @@ def _regs_text(ops) -> str:
 
 
 def _map_order(row: dict):
-    """Operand, element type, then the figure's link as the page spells it."""
+    """Operand, element type, then the figure: fragment maps by title, metadata maps by shape and selector."""
     f = row["fig"]
-    link = (f"[{f.title}]({f.page}#{slug(f.title)}) · [svg]({f.path})" if f.kind == "fragment"
-            else f"[selector {f.sel}, m{f.m} k{f.k}](sparsity.md) · [svg]({f.path})")
-    return code(row["operand"]), row["what"], link
+    return row["operand"], row["what"], (f.title, 0, 0, 0) if f.kind == "fragment" else ("", f.m, f.k, f.sel)
 
 
 class GroupView:
@@ -250,14 +248,14 @@ class GroupView:
         for v in self._vs:
             for o in v.operands:
                 fig = figs.frag_of.get((v.id, o.name))
-                if fig is None or (o.name, o.element_type, fig.path) in seen:
+                if fig is None or (o.name, o.element_type, fig.key) in seen:
                     continue
-                seen.add((o.name, o.element_type, fig.path))
+                seen.add((o.name, o.element_type, fig.key))
                 rows.append({"operand": o.name, "what": o.element_type, "fig": fig})
         for v in self._vs:
             for mf in figs.meta_of.get(v.id, []):
-                if ("sp_meta", mf.path) not in seen:
-                    seen.add(("sp_meta", mf.path))
+                if ("sp_meta", mf.key) not in seen:
+                    seen.add(("sp_meta", mf.key))
                     rows.append({"operand": "sp_meta", "what": "metadata", "fig": mf})
         return sorted(rows, key=_map_order)
 
@@ -343,15 +341,15 @@ class FamilyView:
         for name in sorted({f.sparsity.name for f in self.figs.meta}):
             sp = self.spec.sparsities[name]
             metas = [f for f in self.figs.meta if f.sparsity.name == name]
-            packs = {self.figs.frag_of[(v.id, "a")].path: self.figs.frag_of[(v.id, "a")] for v in self.variants
+            packs = {self.figs.frag_of[(v.id, "a")].key: self.figs.frag_of[(v.id, "a")] for v in self.variants
                      if v.sparsity is sp and (v.id, "a") in self.figs.frag_of}
             out.append({"model": sp, "metas": metas, "where": sorted({w for f in metas for w in f.where}),
-                        "packs": sorted(packs.values(), key=lambda f: f.path)})
+                        "packs": sorted(packs.values(), key=lambda f: f.key)})
         return out
 
     # -- shared memory page -------------------------------------------------------------------
-    def swizzle_path(self, mode) -> str:
-        return next(f.path for f in self.figs.swizzle if f.mode is mode)
+    def swizzle_figure(self, mode) -> F.SwizzleFigure:
+        return next(f for f in self.figs.swizzle if f.mode is mode)
 
     @cached_property
     def pages(self) -> list[str]:
