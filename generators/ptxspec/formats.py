@@ -1,4 +1,5 @@
-"""Exact decoding and encoding of element codes, from the formats in spec/types.yaml.
+"""Exact decoding and encoding of element codes, from the formats in spec/types.yaml (decoding on
+numpy's and ml_dtypes' types, with the format formula kept as their cross-check).
 
 Every float format is described by its exponent and mantissa widths, bias and special-value
 rule (`ieee`: Inf/NaN at the top exponent; `nan_only`: only the all-ones code is NaN; `none`:
@@ -13,7 +14,25 @@ _NUMPY_FLOAT = {(11, 52): (np.float64, np.uint64), (8, 23): (np.float32, np.uint
 
 
 def decode(spec, tname: str, codes) -> np.ndarray:
-    """Raw codes -> exact values: float64 for float types, int64 for integer and bit types."""
+    """Raw codes -> exact values: float64 for float types, int64 for integer and bit types.
+
+    Float formats decode through the numpy or ml_dtypes type that holds them (ptxspec.values);
+    `decode_formula` is the same from the format's parameters alone, kept as the cross-check
+    (tests/test_formats.py: the two agree on every code of every format of 8 bits or fewer)."""
+    t = spec.types[tname]
+    if t.cls == "float":
+        from .values import dtype_of, from_codes
+        try:
+            dtype_of(t)
+        except TypeError:  # a format no numpy or ml_dtypes type holds
+            return decode_formula(spec, tname, codes)
+        with np.errstate(invalid="ignore"):  # signalling NaNs become quiet ones, as NaN they stay
+            return from_codes(t, codes, t.bits).astype(np.float64)
+    return decode_formula(spec, tname, codes)
+
+
+def decode_formula(spec, tname: str, codes) -> np.ndarray:
+    """decode, computed from the format's exponent and mantissa widths, bias and special values."""
     t = spec.types[tname]
     c = np.asarray(codes).astype(np.uint64)
     if t.cls != "float":
