@@ -575,3 +575,20 @@ def test_pages_and_figures_render_in_chromium(built, pages, figures):
             assert g["outside"] == 0, f"{rel}: {g['outside']} labels overflow their cells"
             assert g["past"] == 0, f"{rel}: {g['past']} texts run past the figure's edge"
             assert g["minFont"] >= 10, f"{rel}: {g['minFont']}px text is too small"
+
+
+# ---------------------------------------------------------------------------------------------
+# Family-agnostic
+
+
+def test_docs_code_names_no_family_or_instruction(spec):
+    """The docs are driven by the model: no template or docs module names a family or an instruction
+    (a new family renders with no change here)."""
+    code = ROOT / "generators" / "ptxspec"
+    files = [*(code / "emit" / "docs").glob("*.py"), code / "emit" / "svg.py",
+             *(code / "templates" / "docs").rglob("*.j2")]
+    names = {*spec.families, *spec.instructions}
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
+                         + r")(?![\w])")
+    found = [f"{p.relative_to(ROOT)}: {m[1]}" for p in files for m in pattern.finditer(p.read_text())]
+    assert len(files) > 10 and not found, found

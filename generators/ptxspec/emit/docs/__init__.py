@@ -2,7 +2,7 @@
 
 Markdown pages per family (variant tables, requirements by PTX version and target, fragment
 maps, sparsity, shared memory, errata) and SVG figures of every fragment map, metadata map and
-swizzle mode, all from the model. A map that repeats across N (the wgmma accumulator) is drawn
+swizzle mode, all from the model. A map that repeats across N (an accumulator as wide as N) is drawn
 once, for the smallest two periods, with the repeat rule stated on the page and in the figure's
 data attributes, so `tests/test_docs.py` can rebuild every variant's map from the figure and
 compare it with `generated/ptxspec.sqlite`.

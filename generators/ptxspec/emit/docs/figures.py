@@ -54,7 +54,7 @@ class FragFigure(Drawn):
 
     @property
     def title(self) -> str:
-        return f"{ROLE_TITLES[self.role]} - {self.layout.name}, {self.bits}-bit elements"
+        return f"{ROLE_TITLES.get(self.role, self.role.upper())} - {self.layout.name}, {self.bits}-bit elements"
 
     @property
     def page(self) -> str:
@@ -234,7 +234,7 @@ def _fragment_groups(spec, variants):
     fms = {}
     for v in variants:
         for o in v.operands:
-            if o.kind != "fragment" or o.matrix not in v.fragment_layouts:  # no map: register count only
+            if not o.layout:  # not a register fragment, or one with no map (its register count only)
                 continue
             layout, bits, shape = v.fragment_layouts[o.matrix]
             role = "sparse-a" if v.sparse and o.matrix == "a" else o.matrix

@@ -12,6 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ...kinds import kind_of
 from ...model import Spec, Variant
 from ..svg import slot_suffix
 from . import figures as F
@@ -145,6 +146,27 @@ def _regs_text(ops) -> str:
     return f"{counts[0]}..{counts[-1]}"
 
 
+def metadata_operands(v: Variant) -> list[str]:
+    """The registers that carry sparsity metadata (a kind that needs a sparsity and is not a constant)."""
+    return [o.name for o in v.operands if kind_of(o).needs_sparsity and not kind_of(o).constant]
+
+
+def selector_operands(v: Variant) -> list[str]:
+    return [o.name for o in v.operands if kind_of(o).needs_sparsity and kind_of(o).constant]
+
+
+def form_sources(variants: list[Variant]) -> list[dict]:
+    """Per operand form, the matrix operands only that form has: {'form', 'operands': [(name, kind, matrix)]}."""
+    by_form: dict[str, dict] = defaultdict(dict)
+    for v in variants:
+        for o in v.operands:
+            if o.matrix:
+                by_form[v.form][o.name] = (o.name, o.kind, o.matrix)
+    common = set.intersection(*(set(ops) for ops in by_form.values())) if by_form else set()
+    return [{"form": f, "operands": [op for name, op in by_form[f].items() if name not in common]}
+            for f in sorted(by_form)]
+
+
 def _map_order(row: dict):
     """Operand, element type, then the figure: fragment maps by title, metadata maps by shape and selector."""
     f = row["fig"]
@@ -183,6 +205,19 @@ class GroupView:
         return sorted({v.form for v in self._vs if v.form})
 
     @cached_property
+    def form_sources(self) -> list[dict]:
+        return form_sources(self._vs) if len(self.forms) > 1 else []
+
+    @cached_property
+    def batch(self) -> dict | None:
+        """Independent products one instruction computes, stacked in the maps."""
+        v = self.v0
+        if v.batch <= 1:
+            return None
+        return {"count": v.batch, "threads": v.threads // v.batch, "rows": v.m * v.batch, "cols": v.n * v.batch,
+                "m": v.m}
+
+    @cached_property
     def qualifiers(self) -> list[str]:
         return sorted({q for v in self._vs for q in qualifiers(v)})
 
@@ -204,8 +239,8 @@ class GroupView:
 
     @cached_property
     def unmapped(self) -> list[str]:
-        return sorted({o.name for v in self._vs for o in v.operands
-                       if o.kind == "fragment" and o.matrix not in v.fragment_layouts})
+        """Register operands holding matrix elements with no map (the register count is all that is known)."""
+        return sorted({o.name for v in self._vs for o in v.operands if o.element_type and not o.layout})
 
     @cached_property
     def hardware(self) -> list[str]:
@@ -253,10 +288,11 @@ class GroupView:
                 seen.add((o.name, o.element_type, fig.key))
                 rows.append({"operand": o.name, "what": o.element_type, "fig": fig})
         for v in self._vs:
-            for mf in figs.meta_of.get(v.id, []):
-                if ("sp_meta", mf.key) not in seen:
-                    seen.add(("sp_meta", mf.key))
-                    rows.append({"operand": "sp_meta", "what": "metadata", "fig": mf})
+            for name in metadata_operands(v):
+                for mf in figs.meta_of.get(v.id, []):
+                    if (name, mf.key) not in seen:
+                        seen.add((name, mf.key))
+                        rows.append({"operand": name, "what": "metadata", "fig": mf})
         return sorted(rows, key=_map_order)
 
     @cached_property
@@ -328,11 +364,15 @@ class FamilyView:
         return any(f.role == "sparse-a" for f in self.figs.frag)
 
     @cached_property
-    def descriptor_only(self) -> list[tuple[str, str]]:
-        """(matrix, descriptor operand) of matrices never held in registers."""
-        in_regs = {"a" if f.role == "sparse-a" else f.role for f in self.figs.frag}
-        return sorted({(o.matrix, o.name) for v in self.variants for o in v.operands
-                       if o.kind == "descriptor" and o.matrix and o.matrix not in in_regs})
+    def not_in_registers(self) -> list[dict]:
+        """Matrices no variant holds in registers, and the operands that name them instead."""
+        in_regs = {o.matrix for v in self.variants for o in v.operands if o.layout or o.element_type}
+        out: dict[str, dict] = {}
+        for v in self.variants:
+            for o in v.operands:
+                if o.matrix and o.matrix not in in_regs:
+                    out.setdefault(o.matrix, {})[o.name] = o.kind
+        return [{"matrix": m, "operands": sorted(ops.items())} for m, ops in sorted(out.items())]
 
     # -- sparsity page ----------------------------------------------------------------------
     @cached_property
@@ -343,8 +383,11 @@ class FamilyView:
             metas = [f for f in self.figs.meta if f.sparsity.name == name]
             packs = {self.figs.frag_of[(v.id, "a")].key: self.figs.frag_of[(v.id, "a")] for v in self.variants
                      if v.sparsity is sp and (v.id, "a") in self.figs.frag_of}
+            vs = [v for v in self.variants if v.sparsity is sp]
             out.append({"model": sp, "metas": metas, "where": sorted({w for f in metas for w in f.where}),
-                        "packs": sorted(packs.values(), key=lambda f: f.key)})
+                        "packs": sorted(packs.values(), key=lambda f: f.key),
+                        "metadata": sorted({n for v in vs for n in metadata_operands(v)}),
+                        "selector": sorted({n for v in vs for n in selector_operands(v)})})
         return out
 
     # -- shared memory page -------------------------------------------------------------------
@@ -389,9 +432,47 @@ def worked_example(fams: list[FamilyView]) -> dict | None:
     return None
 
 
+def _first(variants, pred):
+    return next((v for v in variants if pred(v)), None)
+
+
+class Guide:
+    """The examples of how-to-read, each taken from the model (None where the model has none)."""
+
+    def __init__(self, spec: Spec, fams: list[FamilyView], example: dict | None):
+        vs = spec.variants
+        self.example = example
+        formed = _first(vs, lambda v: v.form)
+        self.forms = None
+        if formed:
+            inst = [v for v in vs if v.instruction == formed.instruction]
+            self.forms = {"instruction": formed.instruction, "sources": form_sources(inst)}
+        v = example["variant"] if example else _first(vs, lambda v: v.regs)
+        self.registers = " ".join(f"{k}:{n}" for k, n in v.regs.items()) if v else ""
+        counts = Counter(q for v in vs for q in qualifiers(v))
+        self.qualifiers = sorted(counts, key=lambda q: (-counts[q], q))[:3]
+        self.show_c = any(v.ctype and v.ctype != v.dtype for v in vs)
+        v = _first(vs, lambda v: v.requirement.until_ptx)
+        self.removed = None
+        if v:
+            until = v.requirement.until_ptx
+            self.removed = {"variant": v, "until": until, "first": v.requirement.min_ptx,
+                            "last": spec.previous_version(until)}
+        v = _first(vs, lambda v: v.batch > 1)
+        self.batch = {"variant": v, "threads": v.threads // v.batch} if v else None
+        self.observed = sorted({lay.observed_on for v in vs for lay, _, _ in v.fragment_layouts.values()
+                                if lay.observed_on})
+        self.metadata = next((n for v in vs for n in metadata_operands(v)), None)
+        self.periodic = sorted({(f.bits, f.period, f.period_regs) for fam in fams for f in fam.figs.frag
+                                if f.period and f.role == "d"}, reverse=True)
+        self.smem = any(fam.smem for fam in fams)
+        self.descriptor_bits = next((f.bits for fam in fams for f in fam.figs.descriptor), None)
+
+
 class Site:
     def __init__(self, spec: Spec):
         self.spec = spec
         # a family whose spec states no variant yet (work in progress) gets no pages
         self.families = [FamilyView(spec, name) for name in sorted({v.family for v in spec.variants})]
         self.example = worked_example(self.families)
+        self.guide = Guide(spec, self.families, self.example)
