@@ -190,7 +190,7 @@ def test_rewritten_layout_formula_with_the_same_map_is_info(base, head_dir):
          'row: "(t//32)*16 + (t%32)//4 + 8*((i//2)%2)"\n    col: "8*(i//4)')
     report = run(base, head_dir)
     line = line_of(head_dir, LAYOUTS, "row:", after="wgmma.d:")
-    assert classify(report) == {("layout.changed", "info", where(report.head, LAYOUTS), line): 1}
+    assert classify(report) == {("layout.rewritten", "info", where(report.head, LAYOUTS), line): 1}
 
 
 def test_raise_a_ptx_version(base, head_dir):
@@ -350,11 +350,15 @@ def test_usage_rules_and_targets(base, head_dir):
 
 
 def test_a_collection_the_rules_do_not_know_yet_is_still_reported(base, head_dir):
-    """The model grows (per-type numerics, say): a changed collection without a rule is a warning."""
+    """The model grows (a new collection, say): a changed collection without a rule is a warning."""
     head = diff.load_side(diff.Side("HEAD", str(head_dir), "directory", head_dir))
-    head.spec.numerics = {"e4m3": {"agreement": 0.999}}
-    report = diff.compare(base, head)
-    assert [(c.rule, c.severity, c.subject) for c in report.changes] == [("numerics.changed", "warning", "spec numerics")]
+    head.spec.widgets = {"e4m3": {"agreement": 0.999}}
+    try:
+        report = diff.compare(base, head)
+    finally:
+        del head.spec.widgets  # the loaded tree is cached for later tests
+    assert [(c.rule, c.severity, c.subject) for c in report.changes] == [("definition.changed", "warning",
+                                                                          "spec widgets")]
     assert report.changes[0].file == head.shown_spec()
 
 

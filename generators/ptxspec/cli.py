@@ -195,11 +195,14 @@ def parser() -> argparse.ArgumentParser:
     w.add_argument("--port", type=int, default=8001)
     w.add_argument("--db", metavar="FILE", help="database file (default: generated/ptxspec.sqlite)")
     d = sub.add_parser("diff", help="semantic report of what changed between two spec trees")
-    d.add_argument("base", metavar="BASE", help="spec directory or git revision")
+    d.add_argument("base", metavar="BASE", nargs="?", help="spec directory or git revision")
     d.add_argument("head", metavar="HEAD", nargs="?", help="spec directory or git revision (default: --spec or spec/)")
     d.add_argument("--format", choices=("text", "markdown", "json", "github"), default="text")
     d.add_argument("--fail-on", choices=("breaking", "warning"), help="exit 1 when changes of this severity or worse remain")
     d.add_argument("--ignore", metavar="FILE", help="file of fingerprints of approved changes")
+    d.add_argument("--severity-overrides", metavar="FILE",
+                   help="file of `RULE SEVERITY` lines (RULE may be a glob like isa.*) replacing rules' severities")
+    d.add_argument("--list-rules", action="store_true", help="list every rule: id, severity, description")
     r = sub.add_parser("render", help="render a Jinja2 template over the model (see ptxspec.render)")
     r.add_argument("template", metavar="TEMPLATE", help="template file (examples/NAME: the checkout's or the "
                    "installed package's example)")

@@ -1,0 +1,90 @@
+"""Running the rules over two loaded sides.
+
+`Diff` is what every rule receives: both sides, the pairing of their variants, a memo for
+analyses that several rules share (a requirement profile, a fragment comparison), and `where`,
+which finds the YAML position that caused a variant change.
+"""
+from __future__ import annotations
+
+from ..errors import Pos
+from . import registry
+from .changes import Change, Report, shape_pattern, sort_key
+from .legacy_positions import LegacyWhere
+from .pairing import Pairing, pair_variants
+from .plain import plain
+from .positions import SOURCE_KEYS, entry_diff, has_sources, source_change
+from .registry import Finding
+from .sides import Side
+
+
+class Diff:
+    def __init__(self, base: Side, head: Side, severities: dict[str, str] | None = None):
+        self.b, self.h = base, head
+        self.severity = severities or registry.severities()
+        self.pairs: Pairing = pair_variants(base.spec.variants, head.spec.variants)
+        self.same_targets = plain(base.spec.targets) == plain(head.spec.targets)
+        self._memo: dict = {}
+        self._legacy = LegacyWhere(base, head)
+
+    def side(self, name: str) -> Side:
+        return self.b if name == "base" else self.h
+
+    def memo(self, key, compute):
+        """compute() once per comparison, for analyses several rules share."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    # -- positions -----------------------------------------------------------------------------
+    def where(self, kind: str, this, other=None, *, side: str = "head", item=None, targets=()) -> Pos:
+        """The YAML position that made variant `this` (of `side`) differ from `other`.
+
+        kind: "membership" (added or removed: `other` is None), "renamed", "requirement",
+        "operand" (item: operand name), "fragment" (item: the operand), "sparsity", "record"."""
+        this_side, other_side = (self.h, self.b) if side == "head" else (self.b, self.h)
+        if not has_sources(this):
+            return self._legacy(kind, this, other, this_side, other_side, item=item, targets=targets)
+        if kind == "membership":
+            other = self._sibling(this, other_side)
+            if other is None:
+                return this.pos
+        keys = SOURCE_KEYS.get(kind, tuple(this.sources))
+        operand = None
+        if kind in ("operand", "fragment"):
+            operand = item if kind == "fragment" else next((o for o in this.operands if o.name == item), None)
+            matrix = (operand.matrix or operand.name) if operand is not None else ""
+            keys = tuple(k.format(matrix=matrix) for k in keys)
+        pos = source_change(this, other, keys, item if kind == "operand" else None)
+        if pos is None and operand is not None:  # register counts and types follow the definitions
+            ti, oi = this_side.index, other_side.index
+            pos = (entry_diff(ti.layouts.get(operand.layout), oi.layouts.get(operand.layout))
+                   or entry_diff(ti.types.get(operand.element_type), oi.types.get(operand.element_type)))
+        return pos or this.pos
+
+    def _sibling(self, v, side: Side):
+        """A variant of `side` from the same instruction and group as `v`, if any."""
+        table = self.memo(("siblings", side.label),
+                          lambda: {(x.instruction, x.group): x for x in reversed(side.spec.variants)})
+        return table.get((v.instruction, v.group))
+
+    # -- running -------------------------------------------------------------------------------
+    def change(self, rule_id: str, f: Finding) -> Change:
+        side = self.side(f.side)
+        pos = f.pos or Pos(str(side.spec_dir))
+        c = Change(rule_id, self.severity[rule_id], f.subject, f.message, f.side, side.path(pos.path), pos.line,
+                   pos.col, f.summary or f.message, before=f.before, after=f.after, details=f.details or {})
+        if f.variant is not None:
+            v = f.variant
+            c.instruction, c.pattern, c.n, c.form = v.instruction, shape_pattern(v), v.n, v.form
+        return c
+
+    def run(self) -> list[Change]:
+        changes = [self.change(r.id, f) for r in registry.rules() for f in r.check(self)]
+        changes.sort(key=sort_key)
+        return changes
+
+
+def compare(base: Side, head: Side, severities: dict[str, str] | None = None) -> Report:
+    """Compare two loaded sides; `severities` (rule id -> severity) overrides the registry's."""
+    from . import rules  # noqa: F401 - registers every rule
+    return Report(base, head, Diff(base, head, registry.severities(severities)).run())
