@@ -6,8 +6,8 @@ edited text, so the tests follow the spec as it grows.
 """
 import collections
 import contextlib
-import io
 import hashlib
+import io
 import json
 import os
 import re
@@ -18,7 +18,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from ptxspec import diff
 from ptxspec.cli import main as cli_main
 
@@ -31,6 +30,7 @@ LAYOUTS = "layouts/wgmma.yaml"
 ERRATA = "errata/wgmma.yaml"
 TYPES = "types.yaml"
 FENCE = "families/wgmma/fence.yaml"
+MMA_SP = "families/mma/mma_sp.yaml"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -60,9 +60,9 @@ def edit(tree: Path, rel: str, old: str, new: str, count: int = 1, *, regex: boo
     path = tree / rel
     text = path.read_text()
     if regex:
-        found = len(re.findall(old, text, flags=re.M | re.S))
+        found = len(re.findall(old, text, flags=re.MULTILINE | re.DOTALL))
         assert found >= count, f"{old!r} occurs {found} times in {rel}"
-        text = re.sub(old, new, text, count=count, flags=re.M | re.S)
+        text = re.sub(old, new, text, count=count, flags=re.MULTILINE | re.DOTALL)
     else:
         assert text.count(old) >= count, f"{old!r} occurs {text.count(old)} times in {rel}"
         text = text.replace(old, new, count)
@@ -466,7 +466,7 @@ def test_broken_tree_names_file_and_line(base_dir, head_dir, which):
     assert "Traceback" not in p.stderr + p.stdout
     assert f"cannot compare: {which.upper()}" in p.stderr
     problem = re.search(rf"^(\S*mma_async\.yaml):{line}:(\d+): error: unknown type 'bf17' \(did you mean 'bf16'\?\)$",
-                        p.stderr, re.M)
+                        p.stderr, re.MULTILINE)
     assert problem, p.stderr
     assert p.stdout.startswith(f"::error file={problem.group(1)},line={line},col={problem.group(2)},")
 
@@ -515,12 +515,85 @@ def test_git_revisions(base_dir, tmp_path):
     _git(repo, "commit", "-q", "-am", "broken")
     p = cli("--spec", spec, "diff", "HEAD~1", "HEAD", cwd=repo)
     assert p.returncode == 2 and "Traceback" not in p.stderr
-    assert re.search(rf"^spec/{FENCE}:\d+:1: error: duplicate key 'name'", p.stderr, re.M), p.stderr
+    assert re.search(rf"^spec/{FENCE}:\d+:1: error: duplicate key 'name'", p.stderr, re.MULTILINE), p.stderr
 
 
 def test_command_line_entry_point(base_dir, tmp_path):
     """The installed entry point end to end: exit code 2 and no traceback for a missing tree."""
     p = subprocess.run([sys.executable, "-m", "ptxspec", "diff", str(tmp_path / "missing"), str(base_dir),
-                        "--format", "markdown"], capture_output=True, text=True, cwd=tmp_path)
+                        "--format", "markdown"], capture_output=True, text=True, cwd=tmp_path, check=False)
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert "cannot compare: BASE" in p.stderr and "missing" in p.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# legal metadata nibbles, the rule registry, severity overrides
+
+
+def test_ordering_the_metadata_narrows_the_legal_nibbles(base, base_dir, head_dir):
+    """A refinement that makes mma.sp::ordered_metadata take only increasing indices halves the
+    legal nibble values (12 -> 6): breaking, like fewer legal values of an immediate operand."""
+    edit(head_dir, MMA_SP, "    metadata_order: increasing\n", "")
+    unordered = diff.load_side(diff.Side("BASE", str(head_dir), "directory", head_dir))
+    ordered = diff.load_side(diff.Side("HEAD", str(base_dir), "directory", base_dir))
+    report = diff.compare(unordered, ordered)
+    ordered_variants = [v for v in ordered.spec.variants if v.metadata_order == "increasing"]
+    # 2:4 sparsity: 12 legal nibbles, 6 of them increasing; tf32's 1:2 nibbles (0x4, 0xE) all are
+    assert collections.Counter(len(v.metadata_nibbles) for v in ordered_variants) == {6: 175, 2: 2}
+    line = line_of(base_dir, MMA_SP, "metadata_order: increasing")
+    assert classify(report) == {("sparsity.metadata.narrowed", "breaking", where(ordered, MMA_SP), line): 175}
+    c = report.changes[0]
+    # the six nibbles (second index << 2 | first index) whose first index is not below the second
+    assert c.before == ["0x4", "0x8", "0xC", "0x1", "0x9", "0xD", "0x2", "0x6", "0xE", "0x3", "0x7", "0xB"]
+    assert c.after == ["0x4", "0x8", "0xC", "0x9", "0xD", "0xE"]
+    back = diff.compare(ordered, unordered)
+    assert {(c.rule, c.severity) for c in back.changes} == {("sparsity.metadata.widened", "info")}
+    refinement = line_of(head_dir, MMA_SP, 'when: {spvariant: "sp::ordered_metadata"}')
+    assert {(c.side, c.file, c.line) for c in back.changes} == {("head", where(unordered, MMA_SP), refinement)}
+
+
+def test_list_rules(tmp_path):
+    p = cli("diff", "--list-rules", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert [r["id"] for r in rows] == sorted(diff.RULES)
+    assert all(set(r) == {"id", "severity", "description"} and r["description"] for r in rows)
+    assert {r["id"]: r["severity"] for r in rows}["variant.removed"] == "breaking"
+    text = cli("diff", "--list-rules").stdout.splitlines()
+    assert len(text) == len(rows) and text[0].split()[:2] == [rows[0]["id"], rows[0]["severity"]]
+
+
+def test_severity_overrides(base_dir, head_dir, tmp_path):
+    edit(head_dir, FAMILY, "integer: [8, 16, 24, 32, 48, ", "integer: [8, 16, 24, 32, ")
+    edit(head_dir, ERRATA, "the shape table is right.", "the shape table is correct.")
+    overrides = tmp_path / "severities.txt"
+    overrides.write_text("# our users pin N\nvariant.* warning\nerrata.changed info  # text only\n"
+                         "variant.removed info\n")
+    p = cli("diff", str(base_dir), str(head_dir), "--format", "json", "--fail-on", "warning",
+            "--severity-overrides", str(overrides))
+    assert p.returncode == 0, p.stdout + p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["counts"] == {"breaking": 0, "warning": 0, "info": 35, "ignored": 0, "total": 35}
+    p = cli("diff", "--list-rules", "--format", "json", "--severity-overrides", str(overrides))
+    severity = {r["id"]: r["severity"] for r in json.loads(p.stdout)}
+    assert (severity["variant.removed"], severity["variant.renamed"], severity["errata.changed"],
+            severity["fragment.moved"]) == ("info", "warning", "info", "breaking")
+    overrides.write_text("variant.removd warning\nvariant.added fatal\nisa.*\n")
+    p = cli("diff", str(base_dir), str(head_dir), "--severity-overrides", str(overrides))
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert f"{overrides}:1:1: error: no rule 'variant.removd' (did you mean 'variant.removed'?)" in p.stderr
+    assert f"{overrides}:2:15: error: severity 'fatal' is not one of breaking, warning, info" in p.stderr
+    assert f"{overrides}:3:1: error: expected `RULE SEVERITY`" in p.stderr
+
+
+def test_a_revision_with_a_link_out_of_the_tree_is_no_crash(base_dir, tmp_path):
+    """git archive carries symbolic links; one that points outside spec/ is never followed."""
+    repo = tmp_path / "repo"
+    shutil.copytree(base_dir, repo / "spec")
+    (repo / "spec" / "outside.yaml").symlink_to("/etc/hostname")
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "spec")
+    _git(repo, "commit", "-q", "-m", "a link")
+    p = cli("--spec", str(repo / "spec"), "diff", "HEAD", "HEAD", cwd=repo)
+    assert p.returncode in (0, 1, 2), p.stdout + p.stderr
+    assert "Traceback" not in p.stderr and "internal error" not in p.stderr

@@ -29,6 +29,9 @@ class Diff:
     def side(self, name: str) -> Side:
         return self.b if name == "base" else self.h
 
+    def _name(self, side: Side) -> str:
+        return "base" if side is self.b else "head"
+
     def memo(self, key, compute):
         """compute() once per comparison, for analyses several rules share."""
         if key not in self._memo:
@@ -36,30 +39,37 @@ class Diff:
         return self._memo[key]
 
     # -- positions -----------------------------------------------------------------------------
-    def where(self, kind: str, this, other=None, *, side: str = "head", item=None, targets=()) -> Pos:
-        """The YAML position that made variant `this` (of `side`) differ from `other`.
+    def cause(self, kind: str, this, other=None, *, side: str = "head", item=None, targets=()) -> tuple[Pos, str]:
+        """(position, side) of the YAML that made variant `this` (of `side`) differ from `other`:
+        in `side`'s tree, or in the other tree where that one has what `this` lacks.
 
         kind: "membership" (added or removed: `other` is None), "renamed", "requirement",
         "operand" (item: operand name), "fragment" (item: the operand), "sparsity", "record"."""
         this_side, other_side = (self.h, self.b) if side == "head" else (self.b, self.h)
         if not has_sources(this):
-            return self._legacy(kind, this, other, this_side, other_side, item=item, targets=targets)
+            pos, flipped = self._legacy(kind, this, other, this_side, other_side, item=item, targets=targets)
+            return pos, self._name(other_side) if flipped else side
         if kind == "membership":
             other = self._sibling(this, other_side)
             if other is None:
-                return this.pos
+                return this.pos, side
         keys = SOURCE_KEYS.get(kind, tuple(this.sources))
         operand = None
         if kind in ("operand", "fragment"):
             operand = item if kind == "fragment" else next((o for o in this.operands if o.name == item), None)
             matrix = (operand.matrix or operand.name) if operand is not None else ""
             keys = tuple(k.format(matrix=matrix) for k in keys)
-        pos = source_change(this, other, keys, item if kind == "operand" else None)
-        if pos is None and operand is not None:  # register counts and types follow the definitions
+        found = source_change(this, other, keys, item if kind == "operand" else None)
+        if found is not None:
+            pos, flipped = found
+            return pos, self._name(other_side) if flipped else side
+        if operand is not None:  # register counts and types follow the definitions
             ti, oi = this_side.index, other_side.index
             pos = (entry_diff(ti.layouts.get(operand.layout), oi.layouts.get(operand.layout))
                    or entry_diff(ti.types.get(operand.element_type), oi.types.get(operand.element_type)))
-        return pos or this.pos
+            if pos is not None:
+                return pos, side
+        return this.pos, side
 
     def _sibling(self, v, side: Side):
         """A variant of `side` from the same instruction and group as `v`, if any."""

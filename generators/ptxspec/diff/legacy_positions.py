@@ -25,13 +25,17 @@ class LegacyWhere:
     def __init__(self, base, head):
         self.b, self.h = base, head
 
-    def __call__(self, kind: str, this, other, this_side, other_side, item=None, targets=()) -> Pos:
+    def __call__(self, kind: str, this, other, this_side, other_side, item=None, targets=()) -> tuple[Pos, bool]:
+        """(position, whether it is in the other tree)."""
+        if kind == "requirement":
+            return self.requirement(this, other, targets)
+        return self._where(kind, this, other, this_side, other_side, item), False
+
+    def _where(self, kind: str, this, other, this_side, other_side, item) -> Pos:
         if kind == "membership":
             return self.membership(this_side, other_side, this)
         if kind == "renamed":
             return self.renamed(this, other)
-        if kind == "requirement":
-            return self.requirement(this, other, targets)
         if kind == "operand":
             return self.operand(this, other, item, this_side, other_side)
         if kind == "fragment":
@@ -76,11 +80,17 @@ class LegacyWhere:
         return diff_key(inst, oinst, "opcode") or (first_diff(g, og) if g is not None and og is not None else None) \
             or hv.pos
 
-    def requirement(self, hv, bv, targets) -> Pos:
+    def requirement(self, hv, bv, targets) -> tuple[Pos, bool]:
         hi, bi = self.h.index, self.b.index
         inst, oinst = hi.inst.get(hv.instruction), bi.inst.get(bv.instruction)
         if inst is None or oinst is None:
-            return hv.pos
+            return hv.pos, False
+        dropped = self._dropped_refinement(inst, oinst, hv, bv)
+        if dropped is not None:
+            return dropped, True
+        return self._requirement(hi, bi, inst, oinst, hv, bv, targets), False
+
+    def _requirement(self, hi, bi, inst, oinst, hv, bv, targets) -> Pos:
         g, og = self._group_pair(hv, bv)
         if g is not None and og is not None and ("requires" in g or "requires" in og):
             p = diff_key(g, og, "requires") or (g.at("requires") if "requires" in g else None)
@@ -106,6 +116,17 @@ class LegacyWhere:
             if p:
                 return p
         return hv.pos
+
+    @staticmethod
+    def _dropped_refinement(inst, oinst, hv, bv) -> Pos | None:
+        """The BASE refinement that matched the variant and no longer does, if the only change."""
+        hrefs, brefs = inst.get("refinements") or [], oinst.get("refinements") or []
+        h_match = [r for r in hrefs if _matches(r.get("when"), _fields(hv))]
+        b_match = [(i, r) for i, r in enumerate(brefs) if _matches(r.get("when"), _fields(bv))]
+        gone = [i for i, r in b_match if r not in h_match]
+        if gone and all(r in [x for _, x in b_match] for r in h_match):
+            return brefs.at(gone[0])
+        return None
 
     @staticmethod
     def _refinement(inst, oinst, hv, bv) -> Pos | None:

@@ -160,17 +160,26 @@ def node_change(mine, theirs, item=None) -> Pos | None:
     return first_diff(sa, sb) or pos
 
 
-def source_change(this, other, keys, item=None) -> Pos | None:
-    """The first node of `this.sources[key]`, key by key, whose content differs from `other`'s."""
-    mine_all, theirs_all = this.sources, other.sources if other is not None else {}
+def _same(a, b) -> bool:
+    return Stripped(_value(a), _DESCRIPTIVE) == Stripped(_value(b), _DESCRIPTIVE)
+
+
+def source_change(this, other, keys, item=None) -> tuple[Pos, bool] | None:
+    """The first node of `this.sources[key]`, key by key, whose content differs from its twin in
+    `other.sources[key]`: (its position, False); or, where `other` has a node that `this` lacks
+    (a refinement that no longer matches, say), (that node's position in the other tree, True)."""
     for key in keys:
-        if key not in mine_all:
-            continue
-        mine, theirs = mine_all[key], theirs_all.get(key, ())
+        mine, theirs = this.sources.get(key, ()), other.sources.get(key, ()) if other is not None else ()
         for i, node in enumerate(mine):
-            pos = node_change(node, theirs[i] if i < len(theirs) else None, item if i == 0 else None)
-            if pos is not None:
-                return pos
+            twin = theirs[i] if i < len(theirs) else None
+            pos = node_change(node, twin, item if i == 0 else None)
+            if pos is None:
+                continue
+            if twin is not None and any(_same(node, later) for later in theirs[i + 1:]):
+                return _pos(twin), True  # `other` has a node here that `this` lacks
+            return pos, False
+        if len(theirs) > len(mine):
+            return _pos(theirs[len(mine)]), True
     return None
 
 

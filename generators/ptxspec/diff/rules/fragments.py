@@ -101,7 +101,7 @@ def moved(d):
                   f"({ex['before'][0]}, {ex['before'][1]}) -> ({ex['after'][0]}, {ex['after'][1]})")
             yield Finding(f"{hv.id} fragment {name}",
                           f"{hv.id}: fragment {name}: {data['moved']} of {data['elements']} elements moved, e.g. {eg}",
-                          d.where("fragment", hv, x.bv, item=x.ho),
+                          *d.cause("fragment", hv, x.bv, item=x.ho),
                           summary=f"fragment {name} (layout {x.ho.layout}): elements moved", variant=hv,
                           details={"operand": name, "moved": data["moved"], "elements": data["elements"],
                                    "examples": data["examples"]})
@@ -113,7 +113,7 @@ def reshaped(d):
         if x.kind == "reshaped":
             hv, name = x.hv, x.ho.name
             text = f"fragment {name}: {x.data['before']} -> {x.data['after']}"
-            yield Finding(f"{hv.id} fragment {name}", f"{hv.id}: {text}", d.where("fragment", hv, x.bv, item=x.ho),
+            yield Finding(f"{hv.id} fragment {name}", f"{hv.id}: {text}", *d.cause("fragment", hv, x.bv, item=x.ho),
                           summary=text, variant=hv, before=x.data["before"], after=x.data["after"],
                           details={"operand": name})
 
@@ -124,5 +124,5 @@ def layout_renamed(d):
         if x.kind == "renamed":
             hv, name = x.hv, x.ho.name
             text = f"fragment {name} uses layout {x.ho.layout} (was {x.bo.layout}); same map"
-            yield Finding(f"{hv.id} fragment {name}", f"{hv.id}: {text}", d.where("fragment", hv, x.bv, item=x.ho),
+            yield Finding(f"{hv.id} fragment {name}", f"{hv.id}: {text}", *d.cause("fragment", hv, x.bv, item=x.ho),
                           summary=text, variant=hv, before=x.bo.layout, after=x.ho.layout, details={"operand": name})

@@ -26,7 +26,7 @@ def removed(d):
             if o.name not in hops:
                 text = f"operand {o.name} ({o.kind}) removed"
                 yield Finding(f"{hv.id} operand {o.name}", f"{hv.id}: {text}",
-                              d.where("operand", bv, hv, side="base", item=o.name), side="base", summary=text,
+                              *d.cause("operand", bv, hv, side="base", item=o.name), summary=text,
                               variant=hv, before=o.name, details={"operand": o.name})
 
 
@@ -37,7 +37,7 @@ def added(d):
         for o in hv.operands:
             if o.name not in bops:
                 yield Finding(f"{hv.id} operand {o.name}", f"{hv.id}: new operand {o.name} ({o.kind})",
-                              d.where("operand", hv, bv, item=o.name), summary=f"new operand {o.name} ({o.kind})",
+                              *d.cause("operand", hv, bv, item=o.name), summary=f"new operand {o.name} ({o.kind})",
                               variant=hv, after=o.name, details={"operand": o.name})
 
 
@@ -57,7 +57,7 @@ def changed(d):
             if fields:
                 text = ", ".join(parts)
                 yield Finding(f"{hv.id} operand {name}", f"{hv.id}: operand {name}: {text}",
-                              d.where("operand", hv, bv, item=name), summary=f"operand {name}: {text}", variant=hv,
+                              *d.cause("operand", hv, bv, item=name), summary=f"operand {name}: {text}", variant=hv,
                               details={"operand": name, "fields": fields})
 
 
@@ -105,7 +105,7 @@ def _values(d, narrowed: bool):
                 continue
             show_b, show_h = _show(ab), _show(ah)
             text = f"operand {ho.name}: legal values {short(show_b)} -> {short(show_h)}"
-            yield Finding(f"{hv.id} operand {ho.name}", f"{hv.id}: {text}", d.where("operand", hv, bv, item=ho.name),
+            yield Finding(f"{hv.id} operand {ho.name}", f"{hv.id}: {text}", *d.cause("operand", hv, bv, item=ho.name),
                           summary=text, variant=hv, before=show_b, after=show_h, details={"operand": ho.name})
 
 

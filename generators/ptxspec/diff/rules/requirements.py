@@ -64,9 +64,9 @@ def deltas(d) -> list[RequirementDelta]:
     return d.memo("requirement.deltas", compute)
 
 
-def _where(d, delta):
-    return d.memo(("requirement.where", id(delta)),
-                  lambda: d.where("requirement", delta.hv, delta.bv, targets=delta.cause_targets()))
+def _cause(d, delta):
+    return d.memo(("requirement.cause", id(delta)),
+                  lambda: d.cause("requirement", delta.hv, delta.bv, targets=delta.cause_targets()))
 
 
 @rule("requirement.targets.narrowed", "breaking", "a target no longer accepts the variant")
@@ -74,7 +74,7 @@ def targets_narrowed(d):
     for x in deltas(d):
         if x.lost:
             text = f"no longer valid on {', '.join(x.lost)}"
-            yield Finding(x.hv.id, f"{x.hv.id}: {text}", _where(d, x), summary=text, variant=x.hv,
+            yield Finding(x.hv.id, f"{x.hv.id}: {text}", *_cause(d, x), summary=text, variant=x.hv,
                           before=x.before, after=x.after, details={"targets": x.lost})
 
 
@@ -83,7 +83,7 @@ def targets_widened(d):
     for x in deltas(d):
         if x.gained:
             text = f"newly valid on {', '.join(x.gained)}"
-            yield Finding(x.hv.id, f"{x.hv.id}: {text}", _where(d, x), summary=text, variant=x.hv,
+            yield Finding(x.hv.id, f"{x.hv.id}: {text}", *_cause(d, x), summary=text, variant=x.hv,
                           before=x.before, after=x.after, details={"targets": x.gained})
 
 
@@ -93,7 +93,7 @@ def _moved(d, up: bool):
         if not parts:
             continue
         text = "; ".join(f"{old} -> {new} on {', '.join(ts)}" for old, new, ts in parts)
-        yield Finding(x.hv.id, f"{x.hv.id}: first PTX version {text}", _where(d, x),
+        yield Finding(x.hv.id, f"{x.hv.id}: first PTX version {text}", *_cause(d, x),
                       summary=f"first PTX version {text}", variant=x.hv,
                       before=str(min(old for old, _, _ in parts)), after=str(min(new for _, new, _ in parts)),
                       details={"targets": [t for _, _, ts in parts for t in ts]})

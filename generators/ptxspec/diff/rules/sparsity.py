@@ -59,7 +59,7 @@ def moved(d):
     for x in deltas(d):
         hv, name = x.hv, x.hv.sparsity.name
         text = "metadata map changed shape" if x.moved < 0 else f"{x.moved} of {x.total} metadata nibbles moved"
-        yield Finding(f"{hv.id} sparsity", f"{hv.id}: sparsity {name}: {text}", d.where("sparsity", hv, x.bv),
+        yield Finding(f"{hv.id} sparsity", f"{hv.id}: sparsity {name}: {text}", *d.cause("sparsity", hv, x.bv),
                       summary=f"sparsity {name}: metadata nibbles moved", variant=hv,
                       details={"moved": max(x.moved, 0), "elements": x.total})
 
@@ -125,7 +125,7 @@ def _variant_finding(d, bv, hv, changed: list[int], verb: str) -> Finding:
     text = f"metadata nibbles {', '.join(_hexes(changed))} {verb}"
     kind = "requirement" if bv.metadata_order != hv.metadata_order else "sparsity"
     return Finding(f"{hv.id} metadata nibbles", f"{hv.id}: {text} ({len(bv.metadata_nibbles)} -> "
-                   f"{len(hv.metadata_nibbles)} legal values)", d.where(kind, hv, bv), summary=text, variant=hv,
+                   f"{len(hv.metadata_nibbles)} legal values)", *d.cause(kind, hv, bv), summary=text, variant=hv,
                    before=_hexes(bv.metadata_nibbles), after=_hexes(hv.metadata_nibbles))
 
 

@@ -9,21 +9,21 @@ from ..registry import Finding, rule
 @rule("variant.added", "info", "a variant (opcode and operand form) is new")
 def added(d):
     for hv in d.pairs.added:
-        yield Finding(hv.id, f"{hv.id} added", d.where("membership", hv), summary="added", variant=hv,
+        yield Finding(hv.id, f"{hv.id} added", *d.cause("membership", hv), summary="added", variant=hv,
                       after=hv.ptx)
 
 
 @rule("variant.removed", "breaking", "a variant is gone")
 def removed(d):
     for bv in d.pairs.removed:
-        yield Finding(bv.id, f"{bv.id} removed", d.where("membership", bv, side="base"), side="base",
+        yield Finding(bv.id, f"{bv.id} removed", *d.cause("membership", bv, side="base"),
                       summary="removed", variant=bv, before=bv.ptx)
 
 
 @rule("variant.renamed", "breaking", "a variant is spelled differently (the old opcode is gone)")
 def renamed(d):
     for bv, hv in d.pairs.renamed:
-        yield Finding(f"{bv.id} -> {hv.id}", f"{bv.ptx} is now spelled {hv.ptx}", d.where("renamed", hv, bv),
+        yield Finding(f"{bv.id} -> {hv.id}", f"{bv.ptx} is now spelled {hv.ptx}", *d.cause("renamed", hv, bv),
                       summary=f"renamed from `{shape_pattern(bv)}` to `{shape_pattern(hv)}`", variant=hv,
                       before=bv.ptx, after=hv.ptx)
 
@@ -54,5 +54,5 @@ def record_changed(d):
         if not keys:
             continue
         text = ", ".join(f"{k} {short(rb.get(k), 40)} -> {short(rh.get(k), 40)}" for k in keys)
-        yield Finding(f"{hv.id} record", f"{hv.id}: {text}", d.where("record", hv, bv),
+        yield Finding(f"{hv.id} record", f"{hv.id}: {text}", *d.cause("record", hv, bv),
                       summary=f"changed: {', '.join(keys)}", variant=hv, details={"fields": keys})
