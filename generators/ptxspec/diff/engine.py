@@ -9,10 +9,9 @@ from __future__ import annotations
 from ..errors import Pos
 from . import registry
 from .changes import Change, Report, shape_pattern, sort_key
-from .legacy_positions import LegacyWhere
 from .pairing import Pairing, pair_variants
 from .plain import plain
-from .positions import SOURCE_KEYS, entry_diff, has_sources, source_change
+from .positions import SOURCE_KEYS, entry_diff, first_diff, source_change
 from .registry import Finding
 from .sides import Side
 
@@ -24,7 +23,6 @@ class Diff:
         self.pairs: Pairing = pair_variants(base.spec.variants, head.spec.variants)
         self.same_targets = plain(base.spec.targets) == plain(head.spec.targets)
         self._memo: dict = {}
-        self._legacy = LegacyWhere(base, head)
 
     def side(self, name: str) -> Side:
         return self.b if name == "base" else self.h
@@ -39,16 +37,13 @@ class Diff:
         return self._memo[key]
 
     # -- positions -----------------------------------------------------------------------------
-    def cause(self, kind: str, this, other=None, *, side: str = "head", item=None, targets=()) -> tuple[Pos, str]:
+    def cause(self, kind: str, this, other=None, *, side: str = "head", item=None) -> tuple[Pos, str]:
         """(position, side) of the YAML that made variant `this` (of `side`) differ from `other`:
         in `side`'s tree, or in the other tree where that one has what `this` lacks.
 
         kind: "membership" (added or removed: `other` is None), "renamed", "requirement",
         "operand" (item: operand name), "fragment" (item: the operand), "sparsity", "record"."""
         this_side, other_side = (self.h, self.b) if side == "head" else (self.b, self.h)
-        if not has_sources(this):
-            pos, flipped = self._legacy(kind, this, other, this_side, other_side, item=item, targets=targets)
-            return pos, self._name(other_side) if flipped else side
         if kind == "membership":
             other = self._sibling(this, other_side)
             if other is None:
@@ -63,17 +58,18 @@ class Diff:
         if found is not None:
             pos, flipped = found
             return pos, self._name(other_side) if flipped else side
+        ti, oi = this_side.index, other_side.index
         if operand is not None:  # register counts and types follow the definitions
-            ti, oi = this_side.index, other_side.index
             pos = (entry_diff(ti.layouts.get(operand.layout), oi.layouts.get(operand.layout))
                    or entry_diff(ti.types.get(operand.element_type), oi.types.get(operand.element_type)))
-            if pos is not None:
-                return pos, side
-        return this.pos, side
+        else:  # a key of the group that no field group records (a note, a batch count)
+            g, og = ti.groups.get((this.instruction, this.group)), oi.groups.get((other.instruction, other.group))
+            pos = first_diff(g, og) if g is not None and og is not None else None
+        return pos or this.pos, side
 
     def _sibling(self, v, side: Side):
         """A variant of `side` from the same instruction and group as `v`, if any."""
-        table = self.memo(("siblings", side.label),
+        table = self.memo(("siblings", id(side)),
                           lambda: {(x.instruction, x.group): x for x in reversed(side.spec.variants)})
         return table.get((v.instruction, v.group))
 

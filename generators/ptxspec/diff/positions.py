@@ -181,7 +181,3 @@ def source_change(this, other, keys, item=None) -> tuple[Pos, bool] | None:
         if len(theirs) > len(mine):
             return _pos(theirs[len(mine)]), True
     return None
-
-
-def has_sources(v) -> bool:
-    return bool(getattr(v, "sources", None))

@@ -196,7 +196,6 @@ class Index:
     def __init__(self, docs: dict):
         self.inst, self.groups, self.families, self.smem = {}, {}, {}, {}
         self.layouts, self.types, self.targets, self.ptx, self.errata = {}, {}, {}, {}, {}
-        self.isa = self.types_doc = None
         self.files: dict[str, Any] = {}
         for kind, items in docs.items():
             for doc in items:
@@ -225,12 +224,10 @@ class Index:
                 self.layouts.setdefault(name, (body, entries.at(name)))
 
     def _types(self, d) -> None:
-        self.types_doc = d
         for i, t in enumerate(d.get("types") or []):
             self.types.setdefault(t.get("name"), (t, d["types"].at(i)))
 
     def _isa(self, d) -> None:
-        self.isa = d
         for i, t in enumerate(d.get("targets") or []):
             self.targets.setdefault(t.get("name"), (t, d["targets"].at(i)))
         for i, v in enumerate(d.get("ptx_versions") or []):

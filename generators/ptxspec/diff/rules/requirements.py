@@ -21,13 +21,6 @@ class RequirementDelta:
         return sorted(((old, new, ts) for (old, new), ts in self.moves.items() if (new > old) == up),
                       key=lambda p: (p[0], p[1]))
 
-    def cause_targets(self) -> list[str]:
-        """The targets whose definitions may explain the change, for the position search."""
-        for part in (self.lost, self.gained, *([t for _, _, ts in self.moved(up) for t in ts] for up in (True, False))):
-            if part:
-                return part
-        return []
-
 
 def _profile(d, side, req) -> dict:
     """Target -> first PTX version at which the requirement holds there."""
@@ -40,7 +33,7 @@ def _profile(d, side, req) -> dict:
                 if first is not None:
                     prof[t] = first
         return prof
-    return d.memo(("profile", side.label, req), compute)
+    return d.memo(("profile", id(side), req), compute)
 
 
 def deltas(d) -> list[RequirementDelta]:
@@ -66,7 +59,7 @@ def deltas(d) -> list[RequirementDelta]:
 
 def _cause(d, delta):
     return d.memo(("requirement.cause", id(delta)),
-                  lambda: d.cause("requirement", delta.hv, delta.bv, targets=delta.cause_targets()))
+                  lambda: d.cause("requirement", delta.hv, delta.bv))
 
 
 @rule("requirement.targets.narrowed", "breaking", "a target no longer accepts the variant")
