@@ -103,49 +103,60 @@ class _Refs:
     label: id `T37`, or `T5-r2` for a cell per register) and a text per second label (`r2.hi`, `n5`,
     `bits-0-31`); a layer per distinct row of cells (ids `a0`, `a1`, ...) and of second labels (`b0`,
     ...); and the grid, a pair of layer references per row. Maps repeat their rows' patterns, so most
-    rows cost two <use>. A cell is `w` wide and `h` high; its x is its column times `step`."""
+    rows cost two <use>. A cell is `w` wide and `h` high; its x is its column times `step`.
 
-    def __init__(self, step: int, h: int, w: int | None = None):
+    Cells come as arrays of codes: `firsts[code]` is (label, fill class), `seconds[code]` a label."""
+
+    def __init__(self, step: int, h: int, firsts: list[tuple[str, int]], seconds: list[str], w: int | None = None):
         self.step, self.h, self.w = step, h, w or step
-        self.firsts: dict[str, int] = {}  # label -> fill class
-        self.seconds: dict[str, None] = {}
-        self.layers: dict[str, str] = {}  # content -> id
+        self.firsts, self.seconds = firsts, seconds
+        self.first_ids = [label.replace(" ", "-") for label, _ in firsts]
+        self.second_ids = [label.replace(" ", "-") for label in seconds]
+        self.used_firsts: set[int] = set()
+        self.used_seconds: set[int] = set()
+        self.layers: dict[tuple, tuple[str, str]] = {}  # (prefix, cols, codes) -> (id, content)
         self.counts = {"a": 0, "b": 0}
 
-    @staticmethod
-    def ident(label: str) -> str:
-        return label.replace(" ", "-")
-
-    def _layer(self, prefix: str, uses: str) -> str:
-        if uses not in self.layers:
-            self.layers[uses] = f"{prefix}{self.counts[prefix]}"
+    def _layer(self, prefix: str, cols: np.ndarray, codes: np.ndarray, ids: list[str]) -> str:
+        key = (prefix, cols.tobytes(), codes.tobytes())
+        if key not in self.layers:
+            uses = "".join(f'<use href="#{ids[k]}" x="{x}"/>' for k, x in zip(codes.tolist(), (cols * self.step).tolist()))
+            self.layers[key] = (f"{prefix}{self.counts[prefix]}", uses)
             self.counts[prefix] += 1
-        return self.layers[uses]
+        return self.layers[key][0]
 
-    def row(self, y: int, cells: list[tuple[int, str, int, str]]) -> str:
-        """One row of (column, first label, fill class, second label) cells: a thread layer and a label layer."""
-        cells = sorted(cells)
-        for _, first, q, second in cells:
-            self.firsts[first] = q
-            self.seconds[second] = None
-        a = self._layer("a", "".join(f'<use href="#{self.ident(f)}" x="{c * self.step}"/>' for c, f, _, _ in cells))
-        b = self._layer("b", "".join(f'<use href="#{self.ident(s)}" x="{c * self.step}"/>' for c, _, _, s in cells))
-        return f'<use href="#{a}" y="{y}"/><use href="#{b}" y="{y}"/>'
+    def grid(self, rows: np.ndarray, cols: np.ndarray, firsts: np.ndarray, seconds: np.ndarray,
+             left: int, top: int) -> list[str]:
+        """The grid of cells (row, column, first code, second code): one pair of layer references per row.
+        Where two cells share a place, the later one is drawn (it would show on top)."""
+        order = np.lexsort((np.arange(len(rows)), cols, rows))
+        rows, cols, firsts, seconds = rows[order], cols[order], firsts[order], seconds[order]
+        last = np.ones(len(rows), dtype=bool)
+        last[:-1] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
+        rows, cols, firsts, seconds = rows[last], cols[last], firsts[last], seconds[last]
+        self.used_firsts.update(np.unique(firsts).tolist())
+        self.used_seconds.update(np.unique(seconds).tolist())
+        starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+        out = [f'<g class="grid" transform="translate({left} {top})">']
+        for a, b in zip(starts.tolist(), [*starts[1:].tolist(), len(rows)]):
+            y = int(rows[a]) * self.h
+            la = self._layer("a", cols[a:b], firsts[a:b], self.first_ids)
+            lb = self._layer("b", cols[a:b], seconds[a:b], self.second_ids)
+            out.append(f'<use href="#{la}" y="{y}"/><use href="#{lb}" y="{y}"/>')
+        out.append("</g>")
+        return out
 
     def defs(self) -> str:
         half = self.w // 2
         out = [f'<rect id="c" width="{self.w}" height="{self.h}" stroke="#fff"/>']
-        out += [f'<g id="{self.ident(f)}" class="q{q}"><use href="#c"/><text x="{half}" y="13" class="t">{f}</text></g>'
-                for f, q in self.firsts.items()]
-        out += [f'<text id="{self.ident(s)}" x="{half}" y="26" class="l">{s}</text>' for s in self.seconds]
-        out += [f'<g id="{i}">{uses}</g>' for uses, i in self.layers.items()]
+        for k in sorted(self.used_firsts):
+            label, q = self.firsts[k]
+            out.append(f'<g id="{self.first_ids[k]}" class="q{q}"><use href="#c"/>'
+                       f'<text x="{half}" y="13" class="t">{label}</text></g>')
+        out += [f'<text id="{self.second_ids[k]}" x="{half}" y="26" class="l">{self.seconds[k]}</text>'
+                for k in sorted(self.used_seconds)]
+        out += [f'<g id="{i}">{uses}</g>' for i, uses in self.layers.values()]
         return "\n".join(out)
-
-
-def _rows_by_ref(refs: _Refs, cells: dict[int, list], left: int, top: int) -> list[str]:
-    """The grid: each row a pair of layer references (see _Refs)."""
-    return [f'<g class="grid" transform="translate({left} {top})">',
-            *(refs.row(r * refs.h, cells[r]) for r in sorted(cells)), "</g>"]
 
 
 def _col_step(col_w: float) -> int:
@@ -218,24 +229,20 @@ def fragment(fm, *, lines: list[str], attrs: dict, period: int | None = None,
     for r in range(fm.rows):
         svg.text(LEFT - 6, grid_top + r * CELL_H + 19, str(r), "ax r")
     # cells
-    row, col = fm.row, fm.col
-    cells: dict[int, list] = {}
+    t = np.repeat(np.arange(T), E)
+    i = np.tile(np.arange(E), T)
     if merged:
         span = "bits" if fm.bits == 1 else "slots"
-        refs = _Refs(col_w, CELL_H, P * col_w)
-        for t in range(T):
-            for reg in range(E // P):
-                r, c = int(row[t, reg * P]), int(col[t, reg * P])
-                cells.setdefault(r, []).append((c, f"T{t} r{reg}", t % 4, f"{span} 0-{P - 1}"))
-    else:
-        refs = _Refs(col_w, CELL_H)
+        R = E // P
+        refs = _Refs(col_w, CELL_H, [(f"T{k // R} r{k % R}", k // R % 4) for k in range(T * R)],
+                     [f"{span} 0-{P - 1}"], P * col_w)
+        first = i % P == 0
+        svg.parts += refs.grid(fm.row.ravel()[first], fm.col.ravel()[first], (t * R + i // P)[first],
+                               np.zeros(first.sum(), dtype=np.int64), LEFT, grid_top)
+    else:  # every copy of a replicated element is drawn, in register order: the last one shows
         sfx = [slot_suffix(s, P) for s in range(P)]
-        for t in range(T):
-            for i in range(E):
-                cells.setdefault(int(row[t, i]), []).append((int(col[t, i]), f"T{t}", t % 4, f"r{i // P}{sfx[i % P]}"))
-        if fm.replicas > 1:  # every copy is drawn, in register order: the last one shows
-            cells = {r: list({c[0]: c for c in cs}.values()) for r, cs in cells.items()}
-    svg.parts += _rows_by_ref(refs, cells, LEFT, grid_top)
+        refs = _Refs(col_w, CELL_H, [(f"T{k}", k % 4) for k in range(T)], [f"r{k // P}{sfx[k % P]}" for k in range(E)])
+        svg.parts += refs.grid(fm.row.ravel(), fm.col.ravel(), t, i, LEFT, grid_top)
     # separators: warps (thick), 8-column blocks or registers (thin), repeat period (dashed red)
     x1 = LEFT + fm.cols * col_w
     if T > 32:
@@ -272,16 +279,13 @@ def metadata(row: np.ndarray, chunk: np.ndarray, mask: np.ndarray, rows: int, ch
     warp_of_row = np.full(rows, -1)
     for r in range(rows):
         svg.text(LEFT - 6, grid_top + r * CELL_H + 19, str(r), "ax r")
-    refs = _Refs(col_w, CELL_H)
-    cells: dict[int, list] = {}
-    for t in range(threads):
-        if not mask[t]:
-            continue
-        for n in range(row.shape[1]):
-            r, c = int(row[t, n]), int(chunk[t, n])
-            warp_of_row[r] = t // 32
-            cells.setdefault(r, []).append((c, f"T{t}", t % 4, f"n{n}"))
-    svg.parts += _rows_by_ref(refs, cells, LEFT, grid_top)
+    nibbles = row.shape[1]
+    refs = _Refs(col_w, CELL_H, [(f"T{k}", k % 4) for k in range(threads)], [f"n{k}" for k in range(nibbles)])
+    t = np.repeat(np.arange(threads), nibbles)
+    keep = np.repeat(np.asarray(mask, dtype=bool), nibbles)
+    warp_of_row[row.ravel()[keep]] = t[keep] // 32
+    svg.parts += refs.grid(row.ravel()[keep], chunk.ravel()[keep], t[keep], np.tile(np.arange(nibbles), threads)[keep],
+                           LEFT, grid_top)
     if threads > 32:
         _warp_labels(svg, warp_of_row, grid_top, LEFT + chunks * col_w)
     svg.parts.append(f'<rect x="{LEFT}" y="{grid_top}" width="{chunks * col_w}" height="{rows * CELL_H}" '

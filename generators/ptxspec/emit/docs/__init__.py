@@ -61,9 +61,16 @@ def draw(site: Site) -> dict[str, str]:
     """{path under docs/: SVG} of every distinct drawing; sets each figure's `path` to its drawing's.
     A drawing is named after the first figure that draws it (figure keys are unique across families)."""
     paths: dict[str, str] = {}  # SVG text -> path
+    drawn: dict[tuple, str] = {}  # a figure kind's identity and caption -> SVG text
     for fam in site.families:
         for fig in fam.figs.all():
-            text = fig.draw(caption(fig))
+            lines = caption(fig)
+            key = (fig.identity(), *lines) if hasattr(fig, "identity") else None
+            text = drawn.get(key) if key else None
+            if text is None:
+                text = fig.draw(lines)
+                if key:
+                    drawn[key] = text
             if text not in paths:
                 paths[text] = f"figures/{fig.key}.svg"
             fig.path = paths[text]

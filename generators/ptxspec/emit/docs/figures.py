@@ -87,6 +87,12 @@ class FragFigure(Drawn):
         return self.fm.elements // self.fm.replicas // self.fm.per_reg
 
 
+    def identity(self) -> tuple:
+        """Equal for figures whose drawings are equal (given equal captions): drawn only once."""
+        fm = self.fm
+        return (self.kind, fm.row.tobytes(), fm.col.tobytes(), fm.row.shape, fm.rows, fm.cols, fm.bits,
+                fm.replicas, self.period, self.period_elements, self.chunk)
+
     def attrs(self) -> dict:
         fm = self.fm
         a = {"kind": "fragment", "threads": fm.threads, "rows": fm.rows, "cols": fm.cols, "per-reg": fm.per_reg}
@@ -240,7 +246,8 @@ def _fragment_groups(spec, variants):
             role = "sparse-a" if v.sparse and o.matrix == "a" else o.matrix
             key = layout.shape_key(*shape)
             groups[(role, layout.name, bits)][key].append((v, o))
-            fms[(layout.name, bits, key)] = v.fragment_map(o.matrix)
+            if (layout.name, bits, key) not in fms:
+                fms[(layout.name, bits, key)] = v.fragment_map(o.matrix)
     return groups, fms
 
 
