@@ -34,3 +34,40 @@ def test_errata_table_shows_the_evidence():
             assert f"evidence, {kind}:" in text
             for item in value if isinstance(value, list) else [value]:
                 assert " ".join(item.split()) in text, (r["id"], kind)
+
+
+def test_json_answers_hold_what_the_database_holds():
+    """The JSON composed by SQLite has the content of the decoded rows (keys, order, values, types)."""
+    from ptxspec.query import Database
+    db = Database.open(ROOT / "generated" / "ptxspec.sqlite")
+    got = json.loads(cli("query", "--target", "sm_90a", "--ptx", "8.0", "--format", "json").stdout)
+    want = db.variants(target="sm_90a", ptx="8.0")
+    assert len(got) > 1000 and got == want
+    assert [list(r) for r in got[:3]] == [list(r) for r in want[:3]]  # key order too
+    assert all(isinstance(r["satfinite"], bool) and isinstance(r["targets"], list) for r in got)
+    vid = "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16:reg"
+    got = json.loads(cli("query", "--variant", vid, "--fragment", "d", "--format", "json").stdout)
+    assert got == db.fragment(vid, "d") and len(got) == 128 * 128
+
+
+def test_table_and_csv_of_every_variant_match_the_rows():
+    from ptxspec.query import Database
+    db = Database.open(ROOT / "generated" / "ptxspec.sqlite")
+    rows = db.variants()
+    table = cli("query").stdout.splitlines()
+    assert table[-1] == f"({len(rows)} rows)" and len(table) == len(rows) + 2
+    first = table[1].split()
+    assert first[0] == rows[0]["ptx"] and ",".join(rows[0]["targets"]) in first
+    csv_lines = cli("query", "--format", "csv").stdout.splitlines()
+    assert len(csv_lines) == len(rows) + 1 and csv_lines[0].startswith("id,family,instruction,ptx,form")
+
+
+def test_fragment_coordinates_out_of_range_say_the_range():
+    vid = "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16:reg"  # D: 64 x 256 on 128 threads
+    for flag, value, text in (("--row", "99", "rows 0 to 63"), ("--col", "256", "cols 0 to 255"),
+                              ("--thread", "128", "threads 0 to 127"), ("--row", "-1", "rows 0 to 63")):
+        proc = cli("query", "--variant", vid, "--fragment", "d", flag, value)
+        assert proc.returncode == 2 and text in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
+    proc = cli("query", "--variant", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "--fragment", "a",
+               "--thread", "40")
+    assert proc.returncode == 2 and "threads 0 to 31" in proc.stderr

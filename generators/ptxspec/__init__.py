@@ -8,8 +8,6 @@
 """
 from __future__ import annotations
 
-from .errors import SpecError
-
 __all__ = ["load", "Spec", "Variant", "SpecError"]
 __version__ = "0.1.0"
 
@@ -23,6 +21,9 @@ def load(spec_dir=None):
 
 
 def __getattr__(name):  # keep `import ptxspec` light: the model (numpy, yaml) loads on first use
+    if name == "SpecError":  # errors.py imports dataclasses: not on the query CLI's path
+        from .errors import SpecError
+        return SpecError
     if name in ("Spec", "Variant"):
         from . import model
         return getattr(model, name)

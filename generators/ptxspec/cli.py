@@ -3,14 +3,12 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
 import json
 import os
 import sys
 from pathlib import Path
 
 from . import __version__
-from .errors import SpecError
 from .paths import DataNotFound, datasette_metadata, default_build_dir, default_database, default_spec_dir
 
 TABLE_COLUMNS = ("ptx", "form", "min_ptx", "targets", "regs")
@@ -94,14 +92,27 @@ def cmd_query(args) -> int:
                 return _emit(rows, args.format, ("variant_id", "position", "name", "kind", "regs", "reg_type",
                                                  "element_type", "legal_values"))
             if args.fragment:
-                rows = [r for i in ids for r in db.fragment(i, args.fragment, args.row, args.col, args.thread)]
-                return _emit(rows, args.format, FRAGMENT_COLUMNS)
+                json_out = args.format == "json"
+                rows = [r for i in ids for r in db.fragment_rows(i, args.fragment, args.row, args.col, args.thread,
+                                                                  as_json=json_out)]
+                if json_out:
+                    _write_json(rows)
+                elif args.format == "csv":
+                    if rows:
+                        w = csv.writer(sys.stdout, lineterminator="\n")
+                        w.writerow(FRAGMENT_COLUMNS)
+                        w.writerows(rows)
+                else:
+                    _write_table(FRAGMENT_COLUMNS, rows)
+                return 0
             rows = [r for i in ids for r in db.variants([f"id={i}"])]
             return _emit(rows, args.format, TABLE_COLUMNS)
         if args.row is not None or args.col is not None or args.thread is not None:
             raise UsageError("--row/--col/--thread go with --fragment OPERAND")
-        rows = db.variants(args.filters, args.family, args.target, args.ptx)
-        return _emit(rows, args.format, TABLE_COLUMNS)
+        if args.format == "json":  # composed by SQLite: thousands of variants in milliseconds
+            _write_json(db.variants_json(args.filters, args.family, args.target, args.ptx))
+            return 0
+        return _emit_variants(db, args)
     except QueryError as exc:
         raise UsageError(str(exc)) from None
 
@@ -114,6 +125,44 @@ def _cell(value) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
     return "" if value is None else str(value)
+
+
+def _emit_variants(db, args) -> int:
+    """The variants table or CSV from plain tuples of the columns shown (the answer can be every
+    variant: no dict per row, only targets and regs decoded)."""
+    from .query import JSON_COLUMNS
+    shown = ("targets", "regs")
+    if args.format == "table":
+        columns = TABLE_COLUMNS
+    else:
+        columns = tuple(c for c in db.columns("variants") if c not in JSON_COLUMNS or c in shown)
+    rows = db.variant_columns(columns, args.filters, args.family, args.target, args.ptx)
+    where = [i for i, c in enumerate(columns) if c in shown]
+    cells = []
+    for row in rows:
+        row = list(row)
+        for i in where:
+            row[i] = _cell(json.loads(row[i])) if row[i] is not None else ""
+        cells.append(row)
+    if args.format == "csv":
+        if cells:
+            w = csv.writer(sys.stdout, lineterminator="\n")
+            w.writerow(columns)
+            w.writerows(cells)  # None as "", integers (satfinite and sparse too) as digits
+        return 0
+    _write_table(columns, [["" if x is None else x for x in row] for row in cells])
+    return 0
+
+
+def _write_table(columns, table) -> None:
+    """Columns left-aligned to their widest cell; cells are strings or integers (no None)."""
+    widths = [max([len(c)] + [len(str(x)) for x in set(col)]) for c, col in zip(columns, zip(*table))] \
+        if table else [len(c) for c in columns]
+    line = "  ".join(f"%-{w}s" for w in widths)
+    out = [(line % tuple(columns)).rstrip()]
+    out += [(line % tuple(t)).rstrip() for t in table]
+    out.append(f"({_count(len(table), 'row')})")
+    sys.stdout.write("\n".join(out) + "\n")
 
 
 def _count(n: int, noun: str) -> str:
@@ -137,10 +186,15 @@ def _errata_text(rows: list[dict]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _write_json(objects: list[str]) -> None:
+    """A JSON array of JSON texts, one element per line."""
+    sys.stdout.write("[\n" + ",\n".join(objects) + "\n]\n" if objects else "[]\n")
+
+
 def _emit(rows: list[dict], fmt: str, columns) -> int:
     if fmt == "json":
-        json.dump(rows, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        dumps = json.JSONEncoder().encode  # the C encoder (no indent)
+        _write_json([dumps(r) for r in rows])
     elif fmt == "csv":
         if rows:
             keys = [k for k in rows[0] if not isinstance(rows[0][k], (list, dict)) or k in ("targets", "regs")]
@@ -149,14 +203,7 @@ def _emit(rows: list[dict], fmt: str, columns) -> int:
             for r in rows:
                 w.writerow([_cell(r[k]) for k in keys])
     else:
-        table = [[_cell(r.get(c)) for c in columns] for r in rows]
-        widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(columns)]
-        buf = io.StringIO()
-        buf.write("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip() + "\n")
-        for t in table:
-            buf.write("  ".join(x.ljust(w) for x, w in zip(t, widths)).rstrip() + "\n")
-        buf.write(f"({_count(len(rows), 'row')})\n")
-        sys.stdout.write(buf.getvalue())
+        _write_table(columns, [[_cell(r.get(c)) for c in columns] for r in rows])
     return 0
 
 
@@ -268,11 +315,16 @@ COMMANDS = {"validate": cmd_validate, "build": cmd_build, "query": cmd_query, "s
             "render": cmd_render}
 
 
+def _spec_error():
+    from .errors import SpecError  # imports dataclasses: kept off the query path
+    return SpecError
+
+
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except SpecError as exc:
+    except _spec_error() as exc:  # evaluated only when something was raised
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         return 1

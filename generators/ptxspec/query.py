@@ -6,7 +6,6 @@ parameter; column names are checked against the database's own columns before us
 """
 from __future__ import annotations
 
-import difflib
 import json
 import re
 import sqlite3
@@ -14,6 +13,8 @@ from pathlib import Path
 
 OPERATORS = ("!=", ">=", "<=", "=", ">", "<", "~")  # ~ : SQL LIKE with * as wildcard
 _FILTER_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(!=|>=|<=|=|>|<|~)(.*)$", re.S)
+BOOLEAN_COLUMNS = ("satfinite", "sparse")
+FRAGMENT_FIELDS = ("variant_id", "operand", "thread", "reg", "slot", "row", "col")
 JSON_COLUMNS = ("targets", "requires", "regs", "selectors", "metadata_nibbles", "rules", "evidence", "format", "legal_values", "params")
 
 
@@ -22,6 +23,7 @@ class QueryError(ValueError):
 
 
 def _close(word: str, choices) -> str:
+    import difflib  # only for a did-you-mean: the query CLI starts faster without it
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
@@ -100,7 +102,37 @@ class Database:
         return value
 
     # -- queries ------------------------------------------------------------------------------
-    def variants(self, filters=(), family=None, target=None, ptx=None) -> list[dict]:
+    def variants(self, filters=(), family=None, target=None, ptx=None, decode=JSON_COLUMNS) -> list[dict]:
+        """The matching variants as dicts; JSON columns not in `decode` stay JSON text."""
+        sql, params = self._variants_sql(filters, family, target, ptx)
+        return [self._decode(r, decode) for r in self.conn.execute("SELECT v.*" + sql, params)]
+
+    def variant_columns(self, columns, filters=(), family=None, target=None, ptx=None) -> list[tuple]:
+        """The matching variants as tuples of the given columns, as stored (JSON columns as text)."""
+        known = self.columns("variants")
+        sql, params = self._variants_sql(filters, family, target, ptx)
+        select = ", ".join(f"v.{c}" for c in columns if c in known)
+        cur = self.conn.execute(f"SELECT {select}" + sql, params)
+        cur.row_factory = None  # plain tuples: the fastest rows sqlite3 gives
+        return cur.fetchall()
+
+    def variants_json(self, filters=(), family=None, target=None, ptx=None) -> list[str]:
+        """Each matching variant as JSON text, composed by SQLite: the content of json.dumps of the
+        `variants` dict (same keys, order and values), without decoding and re-encoding in Python."""
+        fields = []
+        for col in self.columns("variants"):
+            if col in JSON_COLUMNS:
+                value = f"json(v.{col})"
+            elif col in BOOLEAN_COLUMNS:
+                value = f"json(CASE WHEN v.{col} THEN 'true' ELSE 'false' END)"
+            else:
+                value = f"v.{col}"
+            fields.append(f"'{col}', {value}")
+        sql, params = self._variants_sql(filters, family, target, ptx)
+        return [r[0] for r in self.conn.execute(f"SELECT json_object({', '.join(fields)})" + sql, params)]
+
+    def _variants_sql(self, filters, family, target, ptx) -> tuple[str, list]:
+        """FROM ... WHERE ... ORDER BY of a variants query, and its parameters."""
         clauses, params = self.where("variants", list(filters))
         if family is not None:
             fams = self.distinct("families", "name")
@@ -125,9 +157,8 @@ class Database:
             clauses.append(f"({until} IS NULL OR (SELECT ordinal FROM ptx_versions WHERE version = {until}) > "
                            "(SELECT ordinal FROM ptx_versions WHERE version = ?))")
             params += [ptx, ptx]
-        sql = f"SELECT v.* FROM variants v{join}" + (" WHERE " + " AND ".join(clauses) if clauses else "")
-        sql += " ORDER BY v.family, v.instruction, v.id"
-        return [self._decode(r) for r in self.conn.execute(sql, params)]
+        sql = f" FROM variants v{join}" + (" WHERE " + " AND ".join(clauses) if clauses else "")
+        return sql + " ORDER BY v.family, v.instruction, v.id", params
 
     def resolve_variant(self, ref: str, form: str | None = None) -> str:
         """A variant id from an id or an opcode (plus form when the opcode has several)."""
@@ -144,18 +175,33 @@ class Database:
         raise QueryError(f"{ref} has forms {', '.join(sorted(r['form'] for r in rows))}; add --form")
 
     def fragment(self, variant_id: str, operand: str, row=None, col=None, thread=None) -> list[dict]:
-        ops = [r[0] for r in self.conn.execute(
-            "SELECT name FROM operands WHERE variant_id = ? AND layout_id IS NOT NULL ORDER BY position", (variant_id,))]
+        sql, params = self._fragment_sql(variant_id, operand, row, col, thread)
+        return [dict(r) for r in self.conn.execute("SELECT " + ", ".join(FRAGMENT_FIELDS) + sql, params)]
+
+    def fragment_rows(self, variant_id: str, operand: str, row=None, col=None, thread=None,
+                      as_json: bool = False) -> list:
+        """fragment() as plain tuples of FRAGMENT_FIELDS, or (as_json) as JSON texts composed by SQLite."""
+        sql, params = self._fragment_sql(variant_id, operand, row, col, thread)
+        pairs = ", ".join(f"'{f}', {f}" for f in FRAGMENT_FIELDS)
+        select = f"json_object({pairs})" if as_json else ", ".join(FRAGMENT_FIELDS)
+        cur = self.conn.execute("SELECT " + select + sql, params)
+        cur.row_factory = None
+        return [r[0] for r in cur] if as_json else cur.fetchall()
+
+    def _fragment_sql(self, variant_id, operand, row, col, thread) -> tuple[str, list]:
+        ops = {r[0]: r[1:] for r in self.conn.execute(
+            "SELECT o.name, l.rows, l.cols, l.threads FROM operands o JOIN layouts l ON l.id = o.layout_id "
+            "WHERE o.variant_id = ? ORDER BY o.position", (variant_id,))}
         if operand not in ops:
             raise QueryError(f"{variant_id} has no register fragment {operand!r}; fragments: {', '.join(ops)}")
         clauses, params = ["variant_id = ?", "operand = ?"], [variant_id, operand]
-        for name, value in (("row", row), ("col", col), ("thread", thread)):
+        for (name, value), size in zip((("row", row), ("col", col), ("thread", thread)), ops[operand]):
+            if value is not None and not 0 <= value < size:  # else an empty answer would look like a real one
+                raise QueryError(f"{name} {value} is out of range: {operand} of {variant_id} has {name}s 0 to {size - 1}")
             if value is not None:
                 clauses.append(f"{name} = ?")
                 params.append(value)
-        sql = ("SELECT variant_id, operand, thread, reg, slot, row, col FROM fragment_elements WHERE "
-               + " AND ".join(clauses) + " ORDER BY thread, reg, slot")
-        return [dict(r) for r in self.conn.execute(sql, params)]
+        return " FROM fragment_elements WHERE " + " AND ".join(clauses) + " ORDER BY thread, reg, slot", params
 
     def operands(self, variant_id: str) -> list[dict]:
         return [self._decode(r) for r in self.conn.execute(
@@ -169,12 +215,12 @@ class Database:
         return [self._decode(r) for r in self.conn.execute(sql + " ORDER BY id", params)]
 
     @staticmethod
-    def _decode(row: sqlite3.Row) -> dict:
+    def _decode(row: sqlite3.Row, decode=JSON_COLUMNS) -> dict:
         out = dict(row)
-        for key in JSON_COLUMNS:
+        for key in decode:
             if isinstance(out.get(key), str):
                 out[key] = json.loads(out[key])
-        for key in ("satfinite", "sparse"):
+        for key in BOOLEAN_COLUMNS:
             if key in out:
                 out[key] = bool(out[key])
         return out
