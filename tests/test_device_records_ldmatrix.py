@@ -1,0 +1,89 @@
+"""Replays the ldmatrix / stmatrix / movmatrix H100 campaign (tests/device/records/ldmatrix-*.json)
+without a GPU.
+
+Every case's inputs are regenerated from its name (tests/device/ldmatrix_harness.py); the
+hardware's outputs are in the record as digests, and the maps it showed as data. The movement
+forms are checked against the manual's text transcribed in tests/device/check_ldmatrix.py
+(`manual_source`); the end-to-end samples against the spec's mma/wgmma fragment maps and its
+executor (loaded registers = fragments of the stored matrices, D = A*B + C).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "device"))
+import check_ldmatrix as chk  # noqa: E402
+import ldmatrix_e2e as e2e  # noqa: E402
+from ldmatrix_harness import digest, forms  # noqa: E402
+
+RECORDS = sorted((HERE / "device" / "records").glob("ldmatrix-*.json"))
+
+
+@pytest.fixture(scope="module")
+def record():
+    assert RECORDS, "no ldmatrix record"
+    return json.loads(RECORDS[-1].read_text())
+
+
+def test_every_sm90a_form_ran(record):
+    """30 ldmatrix and 30 stmatrix kernels (3 .num x .trans x 5 state-space/address forms) and
+    movmatrix, every case agreeing with the manual."""
+    names = {f.name for f in forms()}
+    assert set(record["movement"]) == names
+    for name, e in record["movement"].items():
+        assert e["cases"] and all(c["manual"] for c in e["cases"]), name
+
+
+def test_movement_digests_are_the_manuals_maps(record):
+    by = {f.name: f for f in forms()}
+    for name, e in record["movement"].items():
+        f = by[name]
+        for c in e["cases"]:
+            if f.instr == "ldmatrix":
+                want = chk.expected_ldmatrix(f, c["case"])
+            elif f.instr == "stmatrix":
+                want = chk.expected_stmatrix(f, c["case"]).view(np.uint32)
+                assert c["stray_slots"] == 0, name
+            else:
+                want = chk.expected_movmatrix(c["case"])
+            assert digest(want) == c["digest"], (name, c["case"])
+
+
+def test_observed_maps(record):
+    """The maps read off the raw values alone (no map assumed) are the manual's, and the same in
+    every case: lanes past the last matrix are ignored, whatever row they name."""
+    by = {f.name: f for f in forms()}
+    for name, e in record["movement"].items():
+        if "observed" not in e:
+            continue
+        assert e["map_stable"], name
+        assert chk.decode_map(e["observed"]) == chk.expected_map(by[name]), name
+        lanes = {L for L, _ in chk.decode_map(e["observed"])}
+        assert lanes == set(range(8 * by[name].regs)), name
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return e2e._spec()
+
+
+@pytest.mark.parametrize("sample", e2e.SAMPLES, ids=lambda s: s.name)
+def test_end_to_end(record, spec, sample):
+    """ldmatrix at the sample's lane addresses gave exactly the mma's fragments, and the mma (wgmma)
+    on them gave the spec's D; stmatrix stored D where the sample says."""
+    e = record["e2e"][sample.name]
+    assert len(e["cases"]) == e2e.CASES
+    for c in e["cases"]:
+        assert c["status"] and c["a_is_fragment"] and c["b_is_fragment"] and c["d_is_executor"]
+        r = e2e.expected(spec, sample, c["case"], record["target"])
+        words = np.concatenate([r["a"].ravel()] + ([r["b"].ravel()] if sample.b else []) + [r["d"].ravel()])
+        assert digest(words.astype(np.uint32)) == c["digest"], (sample.name, c["case"])
+        if sample.d is not None:
+            assert c["stored_d"]
+            assert digest(r["window_after"].view(np.uint32)) == c["smem_digest"]
