@@ -59,10 +59,11 @@ class Diff:
             pos, flipped = found
             return pos, self._name(other_side) if flipped else side
         ti, oi = this_side.index, other_side.index
+        pos = None
         if operand is not None:  # register counts and types follow the definitions
             pos = (entry_diff(ti.layouts.get(operand.layout), oi.layouts.get(operand.layout))
                    or entry_diff(ti.types.get(operand.element_type), oi.types.get(operand.element_type)))
-        else:  # a key of the group that no field group records (a note, a batch count)
+        elif other is not None:  # a key of the group that no field group records (a note, a batch count)
             g, og = ti.groups.get((this.instruction, this.group)), oi.groups.get((other.instruction, other.group))
             pos = first_diff(g, og) if g is not None and og is not None else None
         return pos or this.pos, side

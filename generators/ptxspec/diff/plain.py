@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import Any
 
 from ..errors import Pos
 
 
-def plain(x):
+def plain(x) -> Any:
     if hasattr(x, "source") and hasattr(x, "names"):  # a compiled Formula
         return str(x.source)
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
@@ -36,7 +37,7 @@ def short(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
-def strip_descriptions(x):
+def strip_descriptions(x) -> Any:
     if isinstance(x, dict):
         return {k: strip_descriptions(v) for k, v in x.items() if k != "description"}
     if isinstance(x, list):

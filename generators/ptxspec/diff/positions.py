@@ -8,7 +8,10 @@ differs. Definitions (layouts, types, targets, errata, ...) are found by name in
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import Pos
+from ..yamlsrc import PosDict, PosList
 
 #: Text that explains a node without changing what it means.
 _DESCRIPTIVE = frozenset({"description", "why"})
@@ -29,14 +32,14 @@ def first_diff(a, b) -> Pos | None:
     """Position, inside `a`, of the first value that differs from `b`; None when equal."""
     if a == b:
         return None
-    if isinstance(a, dict) and isinstance(b, dict) and hasattr(a, "at"):
+    if isinstance(a, PosDict) and isinstance(b, dict):
         for key in a:
             if key not in b:
                 return a.at(key)
             if a[key] != b[key]:
                 return first_diff(a[key], b[key]) or a.at(key)
         return a.pos  # a key of b is missing from a
-    if isinstance(a, list) and isinstance(b, list) and hasattr(a, "at"):
+    if isinstance(a, PosList) and isinstance(b, list):
         for i, item in enumerate(a):
             if i >= len(b):
                 return a.at(i)
@@ -49,13 +52,13 @@ def first_diff(a, b) -> Pos | None:
 class Stripped:
     """A positioned YAML node seen without its descriptive keys (for first_diff)."""
 
-    def __new__(cls, node, drop=frozenset({"description"})):
-        if isinstance(node, dict) and hasattr(node, "at"):
-            out = type(node)({k: cls(v, drop) for k, v in node.items() if k not in drop})
+    def __new__(cls, node, drop=frozenset({"description"})) -> Any:
+        if isinstance(node, PosDict):
+            out = PosDict({k: cls(v, drop) for k, v in node.items() if k not in drop})
             out.pos, out.key_pos = node.pos, node.key_pos
             return out
-        if isinstance(node, list) and hasattr(node, "at"):
-            out = type(node)(cls(v, drop) for v in node)
+        if isinstance(node, PosList):
+            out = PosList(cls(v, drop) for v in node)
             out.pos, out.item_pos = node.pos, node.item_pos
             return out
         return node
@@ -63,7 +66,7 @@ class Stripped:
 
 def first_description_diff(a, b) -> Pos | None:
     """Position in `a` of the first `description` whose text differs from `b`'s."""
-    if isinstance(a, dict) and isinstance(b, dict) and hasattr(a, "at"):
+    if isinstance(a, PosDict) and isinstance(b, dict):
         for key in a:
             if key == "description":
                 if a[key] != b.get(key):
@@ -82,7 +85,7 @@ def first_description_diff(a, b) -> Pos | None:
 
 def diff_key(a, b, key) -> Pos | None:
     """Position inside mapping `a` of what differs at `key` from mapping `b`."""
-    if not isinstance(a, dict) or key not in a:
+    if not isinstance(a, PosDict) or key not in a:
         return None
     if not isinstance(b, dict) or key not in b:
         return a.at(key)
@@ -134,7 +137,7 @@ def _entry(value, item):
         return None
     for i, entry in enumerate(value):
         if isinstance(entry, dict) and entry.get("name") == item:
-            return entry, value.at(i) if hasattr(value, "at") else None
+            return entry, value.at(i) if isinstance(value, PosList) else None
     return None
 
 
@@ -175,9 +178,9 @@ def source_change(this, other, keys, item=None) -> tuple[Pos, bool] | None:
             pos = node_change(node, twin, item if i == 0 else None)
             if pos is None:
                 continue
-            if twin is not None and any(_same(node, later) for later in theirs[i + 1:]):
-                return _pos(twin), True  # `other` has a node here that `this` lacks
-            return pos, False
-        if len(theirs) > len(mine):
-            return _pos(theirs[len(mine)]), True
+            lacking = _pos(twin) if twin is not None and any(_same(node, x) for x in theirs[i + 1:]) else None
+            return (lacking, True) if lacking is not None else (pos, False)  # `other` has a node `this` lacks
+        extra = _pos(theirs[len(mine)]) if len(theirs) > len(mine) else None
+        if extra is not None:
+            return extra, True
     return None

@@ -13,17 +13,19 @@ import os
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import SpecError
+from ..yamlsrc import PosDict
 
 
 class CompareError(Exception):
     """The trees could not be compared; `lines` are printed one per line."""
 
-    def __init__(self, headline: str, lines: list[str] = (), annotations: list[tuple] = ()):
+    def __init__(self, headline: str, lines: Sequence[str] = (), annotations: Sequence[tuple] = ()):
         self.headline = headline
         self.lines = list(lines)
         self.annotations = list(annotations)  # (file, line, col, message, "BASE" or "HEAD")
@@ -40,7 +42,7 @@ class Side:
     sha: str = ""
     docs: dict = field(default_factory=dict, repr=False)
     spec: Any = field(default=None, repr=False)
-    index: Index = field(default=None, repr=False)
+    index: Index = field(default_factory=lambda: Index(), repr=False)
 
     def path(self, p: str) -> str:
         cache = self.__dict__.setdefault("_paths", {})
@@ -193,11 +195,11 @@ def load_side(side: Side) -> Side:
 class Index:
     """The positioned YAML of one tree, by the names the model uses: where each definition stands."""
 
-    def __init__(self, docs: dict):
+    def __init__(self, docs: dict | None = None):
         self.inst, self.groups, self.families, self.smem = {}, {}, {}, {}
         self.layouts, self.types, self.targets, self.ptx, self.errata = {}, {}, {}, {}, {}
         self.files: dict[str, Any] = {}
-        for kind, items in docs.items():
+        for kind, items in (docs or {}).items():
             for doc in items:
                 self.files[doc.path] = doc.data
                 getattr(self, f"_{kind}", self._other)(doc.data)
@@ -219,9 +221,10 @@ class Index:
 
     def _layouts(self, d) -> None:
         for section in ("fragments", "sparsity"):
-            entries = d.get(section) or {}
-            for name, body in entries.items():
-                self.layouts.setdefault(name, (body, entries.at(name)))
+            entries = d.get(section)
+            if isinstance(entries, PosDict):
+                for name, body in entries.items():
+                    self.layouts.setdefault(name, (body, entries.at(name)))
 
     def _types(self, d) -> None:
         for i, t in enumerate(d.get("types") or []):

@@ -40,7 +40,8 @@ def _unused_n_sets(d):
                           before=bsets.get(name), after=hsets.get(name))
 
 
-@rule("definition.changed", "warning", "another part of the model changed, one no rule above covers")
+@rule("definition.changed", "warning",
+      "another part of the model changed, one no other rule covers (a new collection, an N set no group uses)")
 def changed(d):
     yield from _collections(d)
     yield from _unused_n_sets(d)

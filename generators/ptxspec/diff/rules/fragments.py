@@ -5,16 +5,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...model import Operand, Variant
 from ..plain import plain
 from ..registry import Finding, rule
 
 
 @dataclass
 class FragmentDelta:
-    bv: object
-    hv: object
-    bo: object  # the operands
-    ho: object
+    bv: Variant
+    hv: Variant
+    bo: Operand  # the operands
+    ho: Operand
     kind: str  # "moved", "reshaped" or "renamed" (another layout, the same map)
     data: dict
 
@@ -88,7 +89,7 @@ def moved_layouts(d) -> set[str]:
     """HEAD layouts whose formulas move elements of some variant (fragments or sparsity metadata)."""
     from .sparsity import deltas as sparsity_deltas
     return d.memo("moved layouts", lambda: {x.ho.layout for x in deltas(d) if x.kind != "renamed" and x.ho.layout}
-                  | {x.hv.sparsity.name for x in sparsity_deltas(d)})
+                  | {x.name for x in sparsity_deltas(d)})
 
 
 @rule("fragment.moved", "breaking", "elements of a fragment sit in other threads, registers or slots")

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...model import Variant
 from ..registry import Finding, rule
 
 
 @dataclass
 class RequirementDelta:
-    bv: object
-    hv: object
+    bv: Variant
+    hv: Variant
     before: list[str]  # targets, in target order
     after: list[str]
     lost: list[str]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...model import Variant
 from ..positions import pos_in
 from ..registry import Finding, rule
 from .fragments import same_definition
@@ -11,8 +12,9 @@ from .fragments import same_definition
 
 @dataclass
 class SparsityDelta:
-    bv: object
-    hv: object
+    bv: Variant
+    hv: Variant
+    name: str  # HEAD's sparsity
     moved: int  # nibbles that describe other chunks or come from other threads; -1: another shape
     total: int
 
@@ -49,7 +51,7 @@ def deltas(d) -> list[SparsityDelta]:
                 cache[key] = _moved(bs, hs, bv, hv)
             moved, total = cache[key]
             if moved:
-                out.append(SparsityDelta(bv, hv, moved, total))
+                out.append(SparsityDelta(bv, hv, hs.name, moved, total))
         return out
     return d.memo("sparsity.deltas", compute)
 
@@ -57,7 +59,7 @@ def deltas(d) -> list[SparsityDelta]:
 @rule("sparsity.moved", "breaking", "sparsity metadata nibbles describe other chunks, or other threads supply them")
 def moved(d):
     for x in deltas(d):
-        hv, name = x.hv, x.hv.sparsity.name
+        hv, name = x.hv, x.name
         text = "metadata map changed shape" if x.moved < 0 else f"{x.moved} of {x.total} metadata nibbles moved"
         yield Finding(f"{hv.id} sparsity", f"{hv.id}: sparsity {name}: {text}", *d.cause("sparsity", hv, x.bv),
                       summary=f"sparsity {name}: metadata nibbles moved", variant=hv,
