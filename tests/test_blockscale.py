@@ -458,3 +458,29 @@ def test_sm100_is_the_h100_proven_fp8_emulation(spec, kind_id, plain_id):
     got = bs.execute_mma(vk, **regs, **kw, target="sm_100a")
     want = vp.execute(**regs, **kw)
     assert np.array_equal(got, want)
+
+
+def test_who_holds_a_scale_and_what_a_byte_covers(spec):
+    """The issue's question, answered from the manual's figures: which byte of which thread's
+    scale-a register scales A[37 % 16][k-block 1] of mxf4nvf4 .scale_vec::4X (blocks of 16 k)?"""
+    v = spec.variant("mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3")
+    row, k = 37 % 16, 16  # k 16..31: K-block 1
+    want = [(0, tid, lane, 1) for tid, lanes in MANUAL_SFA_LANES.items() for lane, r in lanes.items() if r == row]
+    assert sorted(bs.scale_holders(v, "scale_a", row, k)) == sorted(want) == [(0, 0, 20, 1), (0, 1, 22, 1)]
+    assert bs.scale_coverage(v, "scale_a", 21, 3) == [(0, 0, 13, 3, 48, 63)]  # lane 21: row 5 + 8, byte 3
+    assert bs.scale_coverage(v, "scale_b", 21, 0) == [(0, 1, 5, 0, 0, 15)]  # thread-id-b 1: column 5
+    rows = bs.scale_rows(v)
+    assert len(rows) == 2 * 16 * 4 + 4 * 8 * 4  # A: 2 thread-ids x 16 lanes x 4 bytes; B: 4 x 8 x 4
+    with pytest.raises(ValueError, match="must lie in 0..15 and 0..63"):
+        bs.scale_holders(v, "scale_a", 16, 0)
+
+
+def test_scale_rows_cover_every_scale_once_per_selector(spec):
+    for v in block_scaled(spec):
+        rows = bs.scale_rows(v)
+        for operand, extent in (("scale_a", v.m), ("scale_b", v.n)):
+            for sel in bs.selector_values(v, operand):
+                got = sorted((r[5] if operand == "scale_a" else r[6], r[7]) for r in rows if r[0] == operand
+                             and r[1:3] == sel)
+                assert got == sorted(itertools.product(range(extent), range(bs.scale_vec(v))))
+        assert all(r[9] - r[8] + 1 == bs.block_size(v) for r in rows)

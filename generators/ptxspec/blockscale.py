@@ -44,9 +44,15 @@ import numpy as np
 
 from . import numerics as nm
 
-__all__ = ["KindParams", "ALTERNATIVES", "kind_params", "variant_params", "element_codes", "scale_fields",
-           "scale_vec", "block_size", "scale_map", "scales_from_registers", "mma_kind", "execute_mma",
-           "ScaleError"]
+__all__ = ["KindParams", "ALTERNATIVES", "STATUS", "SOURCES", "kind_params", "variant_params", "element_codes",
+           "scale_fields", "scale_vec", "block_size", "scale_map", "selector_values", "scale_rows", "scale_holders",
+           "scale_coverage", "scales_from_registers", "mma_kind", "execute_mma", "ScaleError"]
+
+#: numerics_status of every .kind variant: no Blackwell GPU has run them here.
+STATUS = "modelled (manual + published measurements), not run on hardware"
+SOURCES = ("PTX ISA 9.7.14.3 block scaling and the mma/mma.sp sections; MMA-Sim (Xie et al., arXiv 2511.10909, "
+           "github.com/microsoft/MMA-Sim: RTX Blackwell measured); CUTLASS CuTe SM120 atoms; "
+           "tests/survey/blockscale.md")
 
 
 class ScaleError(ValueError):
@@ -184,6 +190,59 @@ def scale_map(v, operand: str, byte_id: int, thread_id: int) -> np.ndarray:
     for j in range(sv):
         out[supplies, byte_id + j, 0] = index[supplies]
         out[supplies, byte_id + j, 1] = j
+    return out
+
+
+def selector_values(v, operand: str) -> list[tuple[int, int]]:
+    """Every legal (byte_id, thread_id) of the selector of `operand` (scale_a / scale_b)."""
+    parts = dict(v.operand("sel_a" if operand == "scale_a" else "sel_b").parts)
+    return [(b, t) for b in parts["byte_id"] for t in parts["thread_id"]]
+
+
+def scale_rows(v) -> list[tuple]:
+    """The scale-factor maps of a block-scaled variant as rows: (operand, byte_id, thread_id,
+    thread, byte, row, col, k_block, k_first, k_last), one per scale byte an instruction reads;
+    `row` is A's row (scale_a) or None, `col` B's column (scale_b) or None, and the byte scales
+    the k of [k_first, k_last] (of the dense K)."""
+    rows = []
+    size = block_size(v)
+    for operand in ("scale_a", "scale_b"):
+        for b, t in selector_values(v, operand):
+            m = scale_map(v, operand, b, t)
+            for lane, byte in zip(*np.nonzero(m[..., 0] >= 0)):
+                index, blk = (int(x) for x in m[lane, byte])
+                rows.append((operand, b, t, int(lane), int(byte), index if operand == "scale_a" else None,
+                             index if operand == "scale_b" else None, blk, blk * size, blk * size + size - 1))
+    return rows
+
+
+def scale_holders(v, operand: str, index: int, k: int) -> list[tuple[int, int, int, int]]:
+    """Who holds the scale of A[index][k] (scale_a) or B[k][index] (scale_b): (byte_id, thread_id,
+    thread, byte) for every legal selector."""
+    extent = v.m if operand == "scale_a" else v.n
+    if not 0 <= index < extent or not 0 <= k < v.k:
+        raise ValueError(f"{v.id}: {'row' if operand == 'scale_a' else 'column'} {index} and k {k} must lie "
+                         f"in 0..{extent - 1} and 0..{v.k - 1}")
+    blk = k // block_size(v)
+    out = []
+    for b, t in selector_values(v, operand):
+        m = scale_map(v, operand, b, t)
+        for lane, byte in zip(*np.nonzero((m[..., 0] == index) & (m[..., 1] == blk))):
+            out.append((b, t, int(lane), int(byte)))
+    return out
+
+
+def scale_coverage(v, operand: str, thread: int, byte: int) -> list[tuple[int, int, int, int, int, int]]:
+    """What byte `byte` of thread `thread`'s scale register covers: (byte_id, thread_id, row or
+    column, k_block, k_first, k_last) for every legal selector under which it is read."""
+    if not 0 <= thread < v.threads or not 0 <= byte < 4:
+        raise ValueError(f"{v.id}: thread {thread} and byte {byte} must lie in 0..{v.threads - 1} and 0..3")
+    size = block_size(v)
+    out = []
+    for b, t in selector_values(v, operand):
+        index, blk = (int(x) for x in scale_map(v, operand, b, t)[thread, byte])
+        if index >= 0:
+            out.append((b, t, index, blk, blk * size, blk * size + size - 1))
     return out
 
 
