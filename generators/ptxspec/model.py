@@ -9,6 +9,7 @@ executor.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable
 
 import numpy as np
@@ -16,7 +17,6 @@ import numpy as np
 from .errors import Pos
 from .fragments import FragmentLayout, FragmentMap, Sparsity
 from .isa import Requirement, Target, Version
-from .source import did_you_mean
 
 OPCODE_FIELDS = ("m", "n", "k", "atype", "btype", "ctype", "dtype", "satfinite", "op")
 #: Qualifier axes a group may vary besides shape and types (values are bare: "row", "kind::f8f6f4").
@@ -321,38 +321,25 @@ class Spec:
         return self.ptx_versions[idx - 1] if idx > 0 else None
 
     def variant(self, ptx: str, form: str | None = None) -> Variant:
-        ptx = " ".join(ptx.split()).rstrip(";")
-        if ptx in self._by_id:
-            return self._by_id[ptx]
-        if form is None:
-            found = [v for (p, _), v in self._by_key.items() if p == ptx]
-            if len(found) == 1:
-                return found[0]
-            if found:
-                raise KeyError(f"{ptx} has forms {', '.join(sorted(v.form for v in found))}; pass form=")
-        elif (ptx, form) in self._by_key:
-            return self._by_key[(ptx, form)]
-        close = did_you_mean(ptx, (p for p, _ in self._by_key))
-        raise KeyError(f"no variant {ptx!r}" + (f" with form {form!r}" if form else "") + close)
+        """One variant by id, or by opcode with its qualifiers in any order ptxas accepts (and the
+        form, where the opcode has several); errors as `ptxspec query --variant` (ptxspec.lookup)."""
+        hit = self._by_id.get(ptx) if form is None else self._by_key.get((ptx, form))
+        if hit is None and form is None:
+            hit = self._by_key.get((ptx, ""))
+        if hit is not None:
+            return hit
+        return self._by_id[self.catalog.resolve(ptx, form)]
 
-    def query(self, family=None, target=None, ptx=None, **fields) -> list[Variant]:
-        out = []
-        ver = Version.parse(ptx) if isinstance(ptx, str) else ptx
-        tgt = self.targets[target] if target else None
-        for v in self.variants:
-            if family and v.family != family:
-                continue
-            if tgt is not None or ver is not None:
-                if tgt is not None and ver is not None and not v.requirement.valid(tgt, ver):
-                    continue
-                if tgt is not None and ver is None and tgt.name not in v.requirement.targets:
-                    continue
-                if tgt is None and ver is not None and ver < v.requirement.min_ptx:
-                    continue
-            if any(str(getattr(v, k)) != str(val) for k, val in fields.items()):
-                continue
-            out.append(v)
-        return out
+    @cached_property
+    def catalog(self):
+        from .lookup import Catalog
+        return Catalog(((v.id, v.ptx, v.form) for v in self.variants), self.types, self.instructions)
+
+    def query(self, *filters: str, family=None, target=None, ptx=None, **fields) -> list[Variant]:
+        """Variants as `ptxspec query` finds them (the same SQL, errors and did-you-mean): filters
+        `FIELD=VALUE` (or != < <= > >= ~), fields as keywords (n=200, atype="e4m3", sparse=True)."""
+        from .lookup import query
+        return [self._by_id[i] for i in query(self, filters, family, target, ptx, fields)]
 
 
 def build_model(docs) -> "Spec":

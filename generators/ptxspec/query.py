@@ -33,6 +33,7 @@ class Database:
         self.conn = conn
         self.conn.row_factory = sqlite3.Row
         self._columns: dict[str, dict[str, str]] = {}
+        self._catalog = None  # ptxspec.lookup.Catalog, built on the first lookup
 
     @classmethod
     def open(cls, path: str | Path) -> "Database":
@@ -161,18 +162,17 @@ class Database:
         return sql + " ORDER BY v.family, v.instruction, v.id", params
 
     def resolve_variant(self, ref: str, form: str | None = None) -> str:
-        """A variant id from an id or an opcode (plus form when the opcode has several)."""
-        ref = " ".join(ref.split()).rstrip(";")
-        rows = self.conn.execute("SELECT id, form FROM variants WHERE id = ? OR ptx = ?", (ref, ref)).fetchall()
-        if form:
-            rows = [r for r in rows if r["form"] == form]
-        if len(rows) == 1:
-            return rows[0]["id"]
-        if not rows:
-            like = self.conn.execute("SELECT ptx FROM variants WHERE ptx LIKE ? LIMIT 200",
-                                     (ref.split(".m")[0] + "%",)).fetchall()
-            raise QueryError(f"no variant {ref!r}{_close(ref, [r[0] for r in like])}")
-        raise QueryError(f"{ref} has forms {', '.join(sorted(r['form'] for r in rows))}; add --form")
+        """A variant id from an id, or an opcode in any qualifier order ptxas accepts (plus form when
+        the opcode has several): ptxspec.lookup, as Spec.variant."""
+        from .lookup import Catalog, LookupFailed
+        if self._catalog is None:
+            self._catalog = Catalog(self.conn.execute("SELECT id, ptx, form FROM variants").fetchall(),
+                                    [r[0] for r in self.conn.execute("SELECT name FROM types")],
+                                    [r[0] for r in self.conn.execute("SELECT name FROM instructions")])
+        try:
+            return self._catalog.resolve(ref, form)
+        except LookupFailed as exc:
+            raise QueryError(str(exc)) from None
 
     def fragment(self, variant_id: str, operand: str, row=None, col=None, thread=None) -> list[dict]:
         sql, params = self._fragment_sql(variant_id, operand, row, col, thread)
