@@ -369,7 +369,7 @@ def test_constexpr_maps_match_the_model(spec, headers, tmp_path):
 # The H100 campaign's record, replayed without a GPU
 
 
-RECORD = Path(__file__).resolve().parent / "device" / "records" / "bindings-2026-11-22.json"
+RECORD = Path(__file__).resolve().parents[1] / "evidence" / "records" / "bindings-2026-11-22.json"
 
 
 def test_h100_bindings_record_replays(spec):

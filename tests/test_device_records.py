@@ -1,6 +1,6 @@
 """The wgmma and mma maps proven on hardware stay proven: recorded H100 outputs against the current spec.
 
-tests/device/records/wgmma-*.json holds, for every spec-independent case of the device campaign
+evidence/records/wgmma-*.json holds, for every spec-independent case of the device campaign
 (tests/device/README.md), the seeds and alphabets of its raw inputs and a digest of the D
 registers the H100 returned. Here, without a GPU, each case's inputs are redrawn, interpreted
 through the *current* spec (A and C/D fragment maps, descriptor fields, canonical layouts and
@@ -11,7 +11,7 @@ Records that the spec did not reproduce when they were recorded name the correct
 (the file's `corrections`: the formula the hardware confirmed). Until the spec takes a correction,
 its records are expected failures; once it does, all of them must match.
 
-tests/device/records/mma-*.json does the same for the warp-level mma (every variant sm_90a runs):
+evidence/records/mma-*.json does the same for the warp-level mma (every variant sm_90a runs):
 register inputs (seeds and alphabets, or the raw words of directed cases) and the digest of the D
 registers, replayed through the current A, B, C and D fragment maps, element formats and
 operations (tests/device/campaigns/2026-11-22-mma.md); mma-sp-*.json for mma.sp, through the
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "device"))
 import wgmma_harness as H  # noqa: E402
 
-RECORD_FILES = sorted((ROOT / "tests" / "device" / "records").glob("wgmma-*.json"))
+RECORD_FILES = sorted((ROOT / "evidence" / "records").glob("wgmma-*.json"))
 
 
 def _load():
@@ -131,11 +131,11 @@ def test_pending_corrections(outcomes, ids):
 
 
 # ---------------------------------------------------------------------------------------------
-# Warp-level mma (tests/device/records/mma-*.json; method: tests/device/campaigns/2026-11-22-mma.md)
+# Warp-level mma (evidence/records/mma-*.json; method: tests/device/campaigns/2026-11-22-mma.md)
 
 import mma_harness as MH  # noqa: E402
 
-MMA_FILES = sorted((ROOT / "tests" / "device" / "records").glob("mma-*.json"))
+MMA_FILES = sorted((ROOT / "evidence" / "records").glob("mma-*.json"))
 MMA_DOCS = [(path, json.loads(path.read_text())) for path in MMA_FILES]
 
 _MMA_CASES = defaultdict(list)  # variant id -> [(file, run, index)] of records the spec reproduced when recorded

@@ -1,6 +1,6 @@
 """The wmma fragment maps observed on the H100 stay what the spec says (no GPU needed).
 
-tests/device/records/wmma-*.json holds, for every kernel of the wmma device campaign
+evidence/records/wmma-*.json holds, for every kernel of the wmma device campaign
 (tests/device/campaigns/2026-11-22-wmma.md), the digest of what the H100 returned: the registers
 of every wmma.load (every opcode, state space, with and without a stride), the memory after every
 wmma.store.d, the D of every wmma.mma on random registers and the A, B, C, D registers of
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "device"))
 import wmma_replay as R  # noqa: E402
 
-RECORDS = sorted((ROOT / "tests" / "device" / "records").glob("wmma-*.json"))
+RECORDS = sorted((ROOT / "evidence" / "records").glob("wmma-*.json"))
 
 
 @pytest.fixture(scope="module")

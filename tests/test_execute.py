@@ -93,7 +93,7 @@ def test_operand_errors(spec):
 
 
 def test_params_come_from_rules_for_every_measured_variant(spec):
-    measured = nm.measured()
+    measured = nm.measured(spec)
     assert measured
     for v in G.runnable(spec):
         if v.id not in measured:

@@ -1,6 +1,6 @@
 """The executors stay bit-exact with the H100: recorded hardware cases, recomputed without a GPU.
 
-tests/device/records/numerics-*.json holds one entry per kernel of the executor campaign
+evidence/records/numerics-*.json holds one entry per kernel of the executor campaign
 (tests/device/campaigns/2026-11-22-numerics.md: every wgmma, mma, mma.sp and wmma.mma variant an
 H100 runs, 2,508 variants, 301 million D elements compared bit for bit, 0 mismatches): its case
 count and, for one case per
@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "tests" / "device" / "numerics"))
 import numgen as G  # noqa: E402
 import replay as R  # noqa: E402
 
-RECORDS = sorted((ROOT / "tests" / "device" / "records").glob("numerics-*.json"))
+RECORDS = sorted((ROOT / "evidence" / "records").glob("numerics-*.json"))
 
 
 def _docs():
@@ -55,7 +55,7 @@ def test_records_cover_their_variants(spec):
 def test_every_h100_variant_is_recorded(spec):
     """Each variant the H100 runs (Variant.hardware == "H100") that computes a product has records."""
     from ptxspec import numerics as nm
-    have = nm.measured()
+    have = nm.measured(spec)
     missing = sorted(v.id for v in spec.variants
                      if nm.computes_product(v) and v.hardware == "H100" and v.id not in have)
     assert not missing, f"{len(missing)} variants without hardware records, e.g. {missing[:3]}"

@@ -303,7 +303,7 @@ def test_fma_chain_zeros_and_specials(spec):
     neg0 = np.full((1, 4), 0x8000, np.uint64)
     pos0 = np.zeros((4, 1), np.uint64)
     # every product -0 and C = -0: the f32 chain starts from +0 (FFMA with RZ): +0; the f16 form
-    # starts from the first product (FMUL): -0 (the H100's 0x8000, tests/device/records)
+    # starts from the first product (FMUL): -0 (the H100's 0x8000, evidence/records)
     assert nm.fma_chain(spec, neg0, pos0, np.array([[1 << 31]]), "f16", "f16", "f32", "f32", p32)[0, 0] == 0
     assert nm.fma_chain(spec, neg0, pos0, np.array([[0x8000]]), "f16", "f16", "f16", "f16", p16)[0, 0] == 0x8000
     inf = np.array([[0x7C00, 0x3C00, 0, 0]], np.uint64)

@@ -12,12 +12,14 @@ __all__ = ["load", "Spec", "Variant", "SpecError"]
 __version__ = "0.1.0"
 
 
-def load(spec_dir=None):
-    """Load, validate and resolve a spec tree (default: the repository's `spec/`) into a `Spec`."""
+def load(spec_dir=None, evidence_dir=None):
+    """Load, validate and resolve a spec tree (default: the repository's `spec/`) into a `Spec`,
+    joined with the hardware evidence (default: the `evidence/` directory beside the spec tree)."""
     from . import execute  # noqa: F401  (registers Variant.execute)
     from .resolve import build_model
     from .source import read_tree
-    return build_model(read_tree(spec_dir))
+    tree = read_tree(spec_dir)
+    return build_model(tree, evidence_dir)
 
 
 def __getattr__(name):  # keep `import ptxspec` light: the model (numpy, yaml) loads on first use

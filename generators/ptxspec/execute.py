@@ -342,7 +342,7 @@ def wmma_memory(v, *, mem, p: int, stride: int, mem_origin: int = 0, r=None):
     if fm.bits >= 8 and (bits % fm.bits).any():
         raise ValueError(f"{v.id}: address {int(p):#x} is not aligned to the {fm.bits // 8}-byte elements")
     byte = bits // 8
-    if v.instruction.startswith("wmma.load"):
+    if v.semantics == "fragment_load":
         if fm.bits >= 8:
             out = np.zeros(img.shape[:-1] + byte.shape, np.uint64)
             for j in range(fm.bits // 8):
@@ -371,18 +371,27 @@ def wmma_memory(v, *, mem, p: int, stride: int, mem_origin: int = 0, r=None):
     return out
 
 
-def execute(v, *, smem=None, smem_origin: int = 0, **ops) -> np.ndarray:
-    """The destination registers of variant v, (threads, regs) or (batch, threads, regs); for
-    wmma.load the loaded fragment, for wmma.store the memory image with D stored (wmma_memory)."""
-    if v.family == "wmma" and (v.instruction.startswith("wmma.load") or v.instruction.startswith("wmma.store")):
-        if "mem" not in ops:
-            raise OperandError(f"{v.id} reads or writes memory: pass mem= (bytes), p= and stride=")
-        return wmma_memory(v, **ops)
-    if not nm.computes_product(v):
+def execute_mma(v, *, smem=None, smem_origin: int = 0, **ops) -> np.ndarray:
+    """The D registers of an mma variant, (threads, regs) or (batch, threads, regs)."""
+    if v.m is None:
         raise OperandError(f"{v.id} computes no matrix product: nothing to execute")
     a, b, c, imm = operand_matrices(v, smem=smem, smem_origin=smem_origin, **ops)
     d = compute(v, a, b, c, imm)
     return _pack(v, "d", d)
 
 
-EXECUTORS["execute"] = execute
+def execute_memory(v, **ops) -> np.ndarray:
+    """A fragment load (the loaded registers) or store (the memory image with the fragment stored)."""
+    if "mem" not in ops:
+        raise OperandError(f"{v.id} reads or writes memory: pass mem= (bytes), p= and stride=")
+    return wmma_memory(v, **ops)
+
+
+def execute(v, **ops) -> np.ndarray:
+    """The destination registers of variant v, (threads, regs) or (batch, threads, regs); for a
+    fragment load the loaded fragment, for a fragment store the memory image with it stored
+    (wmma_memory). Dispatches on the instruction's semantics."""
+    return v.execute(**ops)
+
+
+EXECUTORS.update({"mma": execute_mma, "fragment_load": execute_memory, "fragment_store": execute_memory})

@@ -15,15 +15,15 @@ from typing import Any, Callable
 import numpy as np
 
 from .errors import Pos
+from .evidence import EvidenceIndex
 from .fragments import FragmentLayout, FragmentMap, Sparsity
 from .isa import Requirement, Target, Version
 
+#: Fields every opcode template may name besides its family's axes.
 OPCODE_FIELDS = ("m", "n", "k", "atype", "btype", "ctype", "dtype", "satfinite", "op")
-#: Qualifier axes a group may vary besides shape and types (values are bare: "row", "kind::f8f6f4").
-QUALIFIERS = ("alayout", "blayout", "layout", "kind", "block_scale", "scale_vec", "stype", "rnd", "space", "spvariant",
-              "frag", "stride")
 
-#: How variants execute, registered by `ptxspec.execute` when it is imported (`ptxspec.load` does).
+#: semantics -> how variants of it execute, registered by `ptxspec.execute` when it is imported
+#: (`ptxspec.load` does).
 EXECUTORS: dict[str, Callable[..., Any]] = {}
 
 
@@ -114,10 +114,21 @@ class Variant:
 
     @property
     def hardware(self) -> str:
-        """What the hardware shows of the maps: 'H100', or why not (see schema/database.schema.json)."""
-        if "sm_90a" not in self.requirement.targets:
-            return "not run: no sm_90a target"
-        return f"not observable on sm_90a: {self.hardware_note}" if self.hardware_note else "H100"
+        """What hardware proved of the maps: the GPU of a campaign that ran the variant and matched
+        (evidence/), or why there is none (see schema/database.schema.json)."""
+        proofs = [e for e in self.spec.evidence.of(self.id, "maps") if not e.results[self.id].mismatches]
+        if proofs:
+            return proofs[0].hardware
+        if self.hardware_note:
+            return f"not observable on sm_90a: {self.hardware_note}"
+        ran_on = sorted({e.target for e in self.spec.evidence.campaigns})
+        if ran_on and not self.requirement.targets & set(ran_on):
+            return f"not run: no {', '.join(ran_on)} target"
+        return "not run: no hardware record"
+
+    @property
+    def semantics(self) -> str:
+        return self.spec.instructions[self.instruction].semantics
 
     @property
     def min_ptx(self) -> str:
@@ -198,9 +209,11 @@ class Variant:
 
     def execute(self, **operands) -> np.ndarray:
         """The destination registers, bit-exact (see ptxspec.execute)."""
-        run = EXECUTORS.get("execute")
-        if run is None:
+        if not EXECUTORS:
             raise RuntimeError("no executor loaded: import ptxspec.execute (ptxspec.load does)")
+        run = EXECUTORS.get(self.semantics)
+        if run is None:
+            raise TypeError(f"{self.id} computes no matrix product: nothing to execute ({self.semantics})")
         return run(self, **operands)
 
     def valid(self, target: str, ptx: str | Version) -> bool:
@@ -221,7 +234,7 @@ class Variant:
             "form": self.form, "m": self.m, "n": self.n, "k": self.k,
             "atype": self.atype, "btype": self.btype, "ctype": self.ctype, "dtype": self.dtype,
             "satfinite": self.satfinite, "op": self.op, "sparse": self.sparse,
-            **{q: self.qualifiers.get(q, "") for q in QUALIFIERS if q in self.qualifiers},
+            **{q: self.qualifiers[q] for q in self.spec.families[self.family].axes if q in self.qualifiers},
             "min_ptx": self.min_ptx, "targets": self.targets,
             **({"until_ptx": str(self.requirement.until_ptx)} if self.requirement.until_ptx else {}),
             "requires": self.requirement.as_data(order),
@@ -243,6 +256,28 @@ class Instruction:
     requirement: Requirement
     pos: Pos
     path: str
+    semantics: str  # what executing it means (ptxspec.semantics)
+
+
+@dataclass(frozen=True)
+class Axis:
+    """A qualifier axis of a family: the opcode varies along it (.row/.col, .kind::..., .space)."""
+    name: str
+    description: str
+    values: tuple[str, ...]  # bare, as opcode templates write them; '' is the qualifier left out
+
+
+@dataclass(frozen=True)
+class MatrixDims:
+    """The size of a matrix of a family, as formulas of M, N, K, batch and sparse."""
+    name: str
+    description: str
+    rows: Any  # Formula
+    cols: Any
+
+    def size(self, m: int, n: int, k: int, batch: int = 1, sparse: bool = False) -> tuple[int, int]:
+        env = dict(M=m, N=n, K=k, batch=batch, sparse=int(sparse))
+        return int(self.rows(**env)), int(self.cols(**env))
 
 
 @dataclass
@@ -254,6 +289,9 @@ class Family:
     threads: int
     n_sets: dict[str, list[int]]
     pos: Pos
+    axes: dict[str, Axis] = field(default_factory=dict)  # in the order variants list them
+    forms: dict[str, str] = field(default_factory=dict)  # operand form -> what it means
+    matrices: dict[str, MatrixDims] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -303,12 +341,23 @@ class Spec:
         self.sparsities = sparsities
         self.smem = smem
         self.digest = digest  # SHA-256 of the spec tree it was built from
+        self.evidence = EvidenceIndex([])  # the hardware campaigns (evidence/), joined by variant id
         self.instructions: dict[str, Instruction] = {}  # filled by the resolver, with the variants
         self.errata: list[Erratum] = []
         self.variants: list[Variant] = []
         self._by_key: dict[tuple[str, str], Variant] = {}
         self._by_id: dict[str, Variant] = {}
         self._map_cache: dict = {}
+
+    @property
+    def axes(self) -> dict[str, Axis]:
+        """Every qualifier axis of every family (families by name, axes in their order); an axis two
+        families declare is listed once, as the first declares it."""
+        out: dict[str, Axis] = {}
+        for name in sorted(self.families):
+            for a in self.families[name].axes.values():
+                out.setdefault(a.name, a)
+        return out
 
     def target_order(self, name: str):
         return self.targets[name].sort_key

@@ -81,12 +81,9 @@ RULES: dict[tuple[str, str, str], NumericsParams] = {
 }
 
 
-#: The instructions that compute a product (the others move data: wmma.load/store, fences).
-PRODUCT_INSTRUCTIONS = ("wgmma.mma_async", "wgmma.mma_async.sp", "mma", "mma.sp", "wmma.mma")
-
-
 def computes_product(variant) -> bool:
-    return variant.m is not None and variant.instruction in PRODUCT_INSTRUCTIONS
+    """The variant computes D = A*B + C (its instruction's semantics is mma)."""
+    return variant.m is not None and variant.semantics == "mma"
 
 
 def input_class(spec, tname: str) -> str:
@@ -717,39 +714,33 @@ def f64_chain(a_codes, b_codes, c_codes, mode: str = "rn") -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# Measured status (the H100 campaigns' records)
-
-STATUS_GLOB = "numerics-*.json"
+# Measured status (the numerics campaigns under evidence/)
 
 
-def _records_dir():
-    from .paths import records_dir
-    return records_dir()
-
-
-def measured(records_dir=None) -> dict[str, dict]:
-    """variant id -> {cases, outputs, mismatches, date, campaign} summed over the records."""
-    import json
+def measured(spec) -> dict[str, dict]:
+    """variant id -> {cases, outputs, mismatches, date, campaign} summed over the numerics evidence."""
     out: dict[str, dict] = {}
-    d = records_dir or _records_dir()
-    for path in sorted(d.glob(STATUS_GLOB)) if d.is_dir() else []:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        for k in doc["kernels"]:
-            m = out.setdefault(k["variant"], {"cases": 0, "outputs": 0, "mismatches": 0, "date": doc["date"],
-                                              "campaign": f"tests/device/records/{path.name}"})
-            m["cases"] += k["cases"]
-            m["outputs"] += k["outputs"]
-            m["mismatches"] += k["mismatches"]
-            m["date"] = max(m["date"], doc["date"])
+    for e in spec.evidence.campaigns:
+        if e.proves != "numerics":
+            continue
+        for vid, r in e.results.items():
+            m = out.setdefault(vid, {"cases": 0, "outputs": 0, "mismatches": 0, "date": e.date, "campaigns": []})
+            m["cases"] += r.cases
+            m["outputs"] += r.outputs
+            m["mismatches"] += r.mismatches
+            m["date"] = max(m["date"], e.date)
+            m["campaigns"].append(e.campaign)
+    for m in out.values():
+        m["campaign"] = ", ".join(m.pop("campaigns"))
     return out
 
 
-def status_rows(spec, records_dir=None) -> list[tuple]:
+def status_rows(spec) -> list[tuple]:
     """(variant_id, model, parameters, status, cases, outputs, mismatches, agreement, date, campaign) for
     every variant that computes a product: `bit-exact` (every compared output equal), `mismatches`,
     `not run` (a model, no hardware record yet) or `no model`."""
     import json
-    meas = measured(records_dir)
+    meas = measured(spec)
     rows = []
     for v in spec.variants:
         if not computes_product(v):

@@ -26,7 +26,7 @@ PACKAGE_DATA = (
     "schema/*.schema.json",
     "generated/ptxspec.sqlite",
     "generated/datasette.json",
-    "tests/device/records/numerics-*.json",  # measured executor status: `build` reads it
+    "evidence/*.json",  # the hardware campaigns the model joins (not their raw records)
     "examples/*.j2",
 )
 DATA_PACKAGE_DIR = "data"  # inside the `ptxspec` package
@@ -84,8 +84,8 @@ def datasette_metadata() -> Path:
     return data_root() / "generated" / "datasette.json"
 
 
-def records_dir() -> Path:
-    return data_root() / "tests" / "device" / "records"
+def evidence_dir() -> Path:
+    return data_root() / "evidence"
 
 
 def examples_dir() -> Path:

@@ -70,6 +70,7 @@ family: wgmma
 manual: "PTX ISA 9.7.15.6.3"
 description: >
   Trimmed copy of spec/families/wgmma/mma_async_sp.yaml: the f16 and tf32 groups only.
+semantics: mma
 opcode: "wgmma.mma_async.sp.sync.aligned.m{m}n{n}k{k}{satfinite}.{dtype}.{atype}.{btype}"
 requires:
   - {ptx: "8.2", targets: sm_90a}
@@ -254,7 +255,7 @@ case("duplicate_key_top_level",
      "`opcode` given twice at the top level of an instruction.",
      {COMMIT: edit_real(COMMIT, ('opcode: "wgmma.commit_group.sync.aligned"\n',
                                  'opcode: "wgmma.commit_group.sync.aligned"\nopcode: "wgmma.commit.sync.aligned"\n'))},
-     [(COMMIT, "wgmma.commit.sync", "duplicate key 'opcode' (first defined at line 9)", 1)])
+     [(COMMIT, "wgmma.commit.sync", "duplicate key 'opcode' (first defined at line 10)", 1)])
 
 case("duplicate_key_nested",
      "`signature` given twice inside one group.",
@@ -633,7 +634,7 @@ case("empty_n_range",
 case("duplicate_variant_two_groups",
      "Two groups of one instruction expanding to the same opcode.",
      {FENCE: real(FENCE) + "  - name: fence_again\n    signature: none\n"},
-     [(FENCE, "name: fence_again", "variant wgmma.fence.sync.aligned defined twice (also group 'fence' at line 26)")])
+     [(FENCE, "name: fence_again", "variant wgmma.fence.sync.aligned defined twice (also group 'fence' at line 27)")])
 
 case("duplicate_instruction_file",
      "Two instruction files define the same instruction name.",

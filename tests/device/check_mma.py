@@ -1,9 +1,9 @@
 """Check the hardware outputs of an mma device campaign against the spec, and write the records.
 
     python3 tests/device/check_mma.py RESULTS [--build tests/device/build/mma] [--run main]
-        [--record tests/device/records/mma-2026-11-22.json] [--spec-dir DIR] [-v]
+        [--record evidence/records/mma-2026-11-22.json] [--spec-dir DIR] [-v]
     python3 tests/device/check_mma.py --simulate DIR    # no GPU: write the spec's own D as DIR/mma_out.bin.gz
-    python3 tests/device/check_mma.py --campaign sp RESULTS [--record tests/device/records/mma-sp-DATE.json]
+    python3 tests/device/check_mma.py --campaign sp RESULTS [--record evidence/records/mma-sp-DATE.json]
         # mma.sp (build/mma-sp): also derives each metadata map from the meta-probe cases
 
 RESULTS holds what run_mma.sh wrote under $OUT (mma_out.bin.gz, env.txt, sass_kernels.txt, ...);

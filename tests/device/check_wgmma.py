@@ -1,7 +1,7 @@
 """Check the hardware outputs of a wgmma device campaign against the spec, and write the records.
 
     python3 tests/device/check_wgmma.py RESULTS [--build tests/device/build] [--run main]
-        [--record tests/device/records/wgmma-2026-11-22.json] [--proposed-spec DIR]
+        [--record evidence/records/wgmma-2026-11-22.json] [--proposed-spec DIR]
 
 RESULTS holds what run_wgmma.sh wrote under $OUT (wgmma_out.bin.gz, env.txt, ...); the case file
 and the kernel list are read from the campaign's build directory (the exact inputs that were sent).

@@ -1,7 +1,7 @@
 """Compare a wmma device run with the spec, and write its records.
 
     python3 tests/device/check_wmma.py RESULTS [--build tests/device/build/wmma]
-                                       [--record tests/device/records/wmma-2026-11-22.json]
+                                       [--record evidence/records/wmma-2026-11-22.json]
 
 RESULTS is the folder run_wmma.sh wrote (wmma_raw.npz, env.txt, sass_kernels.txt). Every kernel's
 raw result becomes one or more record entries (the inputs are implied by the entry: see

@@ -4,7 +4,7 @@
     python3 tests/device/gen_wmma.py --cubins   # also assembles them here with the wheel's nvcc/ptxas
                                                 # (build/wmma/cubins/), which run_wmma.sh runs as well
     bash tests/device/run_wmma.sh           # on the GPU machine: build, run wmma_device.py, write $OUT
-    python3 tests/device/check_wmma.py RESULTS --record tests/device/records/wmma-2026-11-22.json
+    python3 tests/device/check_wmma.py RESULTS --record evidence/records/wmma-2026-11-22.json
 
 The manual leaves wmma fragments unspecified, so the campaign *measures* them without assuming
 any map: the kernels come from the opcodes ptxas 13.5 accepts (tests/survey/warp-mma-ptxas-13.5.json,

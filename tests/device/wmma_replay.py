@@ -1,7 +1,7 @@
 """What the wmma device campaign must have returned, computed from the spec (no GPU).
 
 Shared by check_wmma.py (compares a run's raw results) and tests/test_device_records_wmma.py
-(replays tests/device/records/wmma-*.json). Each function takes one record entry, whose inputs
+(replays evidence/records/wmma-*.json). Each function takes one record entry, whose inputs
 wmma_device.py made from fixed rules and seeds, and returns the registers or memory the H100
 must have produced if the current spec's fragment maps are right:
 

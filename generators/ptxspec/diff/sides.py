@@ -171,7 +171,7 @@ def load_side(side: Side) -> Side:
         return side
     try:
         side.docs = read_tree(side.spec_dir)
-        side.spec = build_model(side.docs)
+        side.spec = build_model(side.docs, evidence=False)  # a spec diff compares specs, not campaigns
     except SpecError as exc:
         lines, notes = [], []
         for p in exc.problems:

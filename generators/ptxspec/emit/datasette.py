@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from .sqlite import database_schema
+from .sqlite import tables as database_tables
 
 CANNED = {
     "which_thread_holds": {
@@ -62,10 +62,9 @@ FACETS = {
 }
 
 
-def metadata() -> dict:
-    schema = database_schema()
+def metadata(spec) -> dict:
     tables = {}
-    for name, table in schema["$defs"].items():
+    for name, table in database_tables(spec).items():
         entry = {"description": table["description"],
                  "columns": {c: p["description"] for c, p in table["properties"].items()}}
         if name in FACETS:
@@ -84,4 +83,4 @@ def metadata() -> dict:
 
 
 def build(spec) -> dict[str, bytes]:
-    return {"datasette.json": (json.dumps(metadata(), indent=2) + "\n").encode()}
+    return {"datasette.json": (json.dumps(metadata(spec), indent=2) + "\n").encode()}

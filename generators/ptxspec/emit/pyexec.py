@@ -2,7 +2,7 @@
 
 `ptxspec_generated.executors_<family>` holds, for every variant of the family that computes a
 matrix product, its arithmetic (ptxspec.numerics.params: model and parameters) and its measured
-H100 status (the records of tests/device/records/numerics-*.json). `ptxspec.numerics.params`
+H100 status (the records of evidence/records/numerics-*.json). `ptxspec.numerics.params`
 uses these tables when they were generated from the loaded spec and the current rules (matching
 digests), so an installed package answers without re-deriving; `ptxspec build --check` keeps
 them fresh. Installed with the package (`pip install -e .`: pyproject lists generated/ as a

@@ -15,7 +15,7 @@ import numpy as np
 import sqlite_utils
 
 from .. import __version__
-from ..model import QUALIFIERS, Spec
+from ..model import Spec
 from ..paths import schema_dir
 from ..source import tree_digest
 
@@ -37,8 +37,28 @@ def _nullable(prop: dict) -> bool:
     return isinstance(prop["type"], list) and "null" in prop["type"]
 
 
-def create_tables(db: sqlite_utils.Database) -> None:
-    defs = database_schema()["$defs"]
+def tables(spec: Spec) -> dict[str, dict]:
+    """The database's tables (schema/database.schema.json `$defs`), with a column in `variants` for
+    every qualifier axis a family declares that the schema does not list (after the listed ones)."""
+    defs = dict(database_schema()["$defs"])
+    props = defs["variants"]["properties"]
+    listed = [c for c, p in props.items() if p.get("x-axis")]
+    extra = {a.name: {"type": "string", "x-axis": True,
+                      "description": f"{' '.join(a.description.split())} ('' when the opcode has none)"}
+             for a in spec.axes.values() if a.name not in props}
+    if extra:
+        cols = list(props.items())
+        at = max(i for i, (c, _) in enumerate(cols) if c in listed) + 1
+        defs["variants"] = {**defs["variants"], "properties": dict(cols[:at] + list(extra.items()) + cols[at:]),
+                            "required": defs["variants"]["required"] + list(extra)}
+    return defs
+
+
+def axis_columns(spec: Spec) -> list[str]:
+    return [c for c, p in tables(spec)["variants"]["properties"].items() if p.get("x-axis")]
+
+
+def create_tables(db: sqlite_utils.Database, defs: dict[str, dict]) -> None:
     for name, table in defs.items():
         props = table["properties"]
         if "x-view" in table:
@@ -60,9 +80,9 @@ def create_tables(db: sqlite_utils.Database) -> None:
             db[name].create_index(cols, index_name=f"{name}_{'_'.join(cols)}")
 
 
-def description_rows() -> list[tuple]:
+def description_rows(defs: dict[str, dict]) -> list[tuple]:
     rows = []
-    for name, table in database_schema()["$defs"].items():
+    for name, table in defs.items():
         rows.append((name, "", table["description"]))
         rows += [(name, c, p["description"]) for c, p in table["properties"].items()]
     return rows
@@ -79,7 +99,9 @@ def _j(value) -> str:
 def rows(spec: Spec) -> dict[str, list[tuple]]:
     """Every table's rows, in column order of the schema."""
     order = spec.target_order
-    out: dict[str, list[tuple]] = {name: [] for name, t in database_schema()["$defs"].items() if "x-view" not in t}
+    defs = tables(spec)
+    axes = axis_columns(spec)
+    out: dict[str, list[tuple]] = {name: [] for name, t in defs.items() if "x-view" not in t}
     out["provenance"] = [("generator", f"ptxspec {__version__}"),
                          ("schema_sha256", tree_digest(schema_dir(), "*.json", exclude=("diff-report.schema.json",))),
                          ("spec_sha256", spec.digest)]
@@ -97,7 +119,7 @@ def rows(spec: Spec) -> dict[str, list[tuple]]:
         rec = v.as_record()
         out["variants"].append((v.id, v.family, v.instruction, v.ptx, v.form, v.m, v.n, v.k, v.atype, v.btype, v.ctype,
                                 v.dtype, int(v.satfinite), v.op, int(v.sparse),
-                                *(v.qualifiers.get(q, "") for q in QUALIFIERS), rec["min_ptx"], json.dumps(rec["targets"]),
+                                *(v.qualifiers.get(q, "") for q in axes), rec["min_ptx"], json.dumps(rec["targets"]),
                                 json.dumps(rec["requires"]), json.dumps(rec["regs"]), json.dumps(rec["selectors"]),
                                 json.dumps(rec["metadata_nibbles"]),
                                 v.threads, v.group, v.batch, v.ptxas_only, v.hardware,
@@ -138,15 +160,20 @@ def rows(spec: Spec) -> dict[str, list[tuple]]:
                 out["sparsity_metadata"] += [(sp.name, v.m, v.k, sel, t, n, int(row[t, n]), int(chunk[t, n]))
                                              for n in range(8)]
     out["errata"] = [(e.id, e.family, e.title, e.manual, e.manual_says, e.truth, _j(e.evidence)) for e in spec.errata]
+    for e in spec.evidence.campaigns:
+        out["evidence"].append((e.campaign, e.date, e.hardware, e.target, e.device, e.toolchain, e.proves, e.method,
+                                e.notes, json.dumps(list(e.records))))
+        out["variant_evidence"] += [(vid, e.campaign, e.proves, r.cases, r.outputs, r.mismatches)
+                                    for vid, r in e.results.items()]
     for fam, sm in sorted(spec.smem.items()):
         out["descriptor_fields"] += [(fam, f["name"], f["lsb"], f["width"], f["encode"].source, f["description"])
                                      for f in sm.fields]
         out["swizzle_modes"] += [(fam, m.name, m.code, m.width, m.b, m.repeat, m.description) for m in sm.swizzle_modes]
         out["canonical_layouts"] += [(fam, c["major"], int(c["swizzled"]), c["cute"], c["bit_offset"].source)
                                      for c in sm.canonical_layouts]
-    from ..numerics import status_rows  # the executors' arithmetic and its measured H100 status
+    from ..numerics import status_rows  # the executors' arithmetic and its measured status
     out["numerics_status"] = status_rows(spec)
-    out["descriptions"] = description_rows()
+    out["descriptions"] = description_rows(defs)
     return out
 
 
@@ -155,7 +182,7 @@ def connect(spec: Spec, table_rows: dict[str, list[tuple]] | None = None) -> sql
     conn = sqlite3.connect(":memory:")
     conn.execute("PRAGMA page_size = 4096")
     db = sqlite_utils.Database(conn)
-    create_tables(db)
+    create_tables(db, tables(spec))
     for name, data in (table_rows if table_rows is not None else rows(spec)).items():
         if data:
             conn.executemany(f"INSERT INTO {name} VALUES ({','.join('?' * len(data[0]))})", data)

@@ -6,6 +6,7 @@ explicitly (no resolver reads another's state), and raises SpecError listing eve
 from __future__ import annotations
 
 from ..errors import Problems
+from ..evidence import check_against, default_evidence_dir, read_evidence
 from ..model import Spec
 from ..source import Document
 from .base import Context, Origin
@@ -16,7 +17,10 @@ from .tables import resolve_families, resolve_isa, resolve_layouts, resolve_smem
 __all__ = ["build_model", "Origin", "fill_template"]
 
 
-def build_model(docs: dict[str, list[Document]]) -> Spec:
+def build_model(docs: dict[str, list[Document]], evidence_dir=None, *, evidence: bool = True) -> Spec:
+    """The model of a spec tree (`source.read_tree`), joined with the evidence in `evidence_dir`
+    (default: the `evidence` directory beside the tree, when there is one; none when `evidence`
+    is false: a spec diff compares specs, not campaigns)."""
     ctx = Context(Problems())
     isa = resolve_isa(ctx, docs["isa"][0])
     types = resolve_types(ctx, docs["types"][0])
@@ -33,5 +37,9 @@ def build_model(docs: dict[str, list[Document]]) -> Spec:
     check_unused_layouts(ctx, spec, docs["layouts"], layouts)
     spec.errata = resolve_errata(ctx, spec, docs["errata"], instructions.failed)
     ctx.p.raise_if_any()
+    if evidence:
+        spec.evidence = read_evidence(evidence_dir or default_evidence_dir(docs.root), ctx.p)
+        check_against(spec.evidence, spec, ctx.p)
+        ctx.p.raise_if_any()
     spec.variants.sort(key=lambda v: (v.family, v.instruction, v.id))
     return spec

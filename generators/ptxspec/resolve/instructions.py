@@ -13,16 +13,14 @@ from ..expr import ExprError, Formula
 from ..fragments import FragmentLayout, Sparsity
 from ..isa import Requirement, Version
 from ..kinds import KINDS, OperandContext
-from ..model import OPCODE_FIELDS, QUALIFIERS, Instruction, Operand, Spec, Variant
+from ..model import OPCODE_FIELDS, Family, Instruction, Operand, Spec, Variant
+from ..semantics import SEMANTICS
 from ..source import Document, did_you_mean
 from .base import Context, Origin, int_set
 from .tables import Layouts
 
 REGS_NAMES = frozenset({"M", "N", "K", "abits", "bbits", "cbits", "dbits"})
 _PLACEHOLDER = re.compile(r"\{(\.?)(\w+)\}")
-#: Matrix -> (rows, cols) of an M x N x K product with `batch` products stacked (A, C, D by rows, B by columns).
-_MATRIX_DIMS = {"a": lambda m, n, k, q: (m * q, k), "b": lambda m, n, k, q: (k, n * q),
-                "c": lambda m, n, k, q: (m * q, n), "d": lambda m, n, k, q: (m * q, n)}
 
 
 def placeholder_names(template: str) -> set[str]:
@@ -97,16 +95,22 @@ class InstructionResolver:
         if d["name"] in s.instructions:
             self.p.add(d.at("name"), f"instruction {d['name']} defined twice (also {s.instructions[d['name']].path})")
             return
+        fam = s.families[d["family"]]
         base = self.ctx.requirement(d["requires"], s.ptx_versions, s.targets, stop_on_error=False)
-        self.check_template(d, "opcode")
+        if d["semantics"] not in SEMANTICS:
+            self.p.add(d.at("semantics"), f"unknown semantics {d['semantics']!r}{did_you_mean(d['semantics'], SEMANTICS)}"
+                       f" (known: {', '.join(SEMANTICS)})")
+            return
+        self.check_template(fam, d, "opcode")
         for g in d["groups"]:  # a group may write its own opcode template
             if "opcode" in g:
-                self.check_template(g, "opcode")
+                self.check_template(fam, g, "opcode")
         inst = Instruction(name=d["name"], family=d["family"], description=d["description"], manual=d.get("manual", ""),
                            opcode=d["opcode"], rules=list(d.get("rules", [])), requirement=base, pos=d.pos,
-                           path=doc.path)
+                           path=doc.path, semantics=d["semantics"])
         s.instructions[inst.name] = inst
-        refinements = [self.refinement(r, Origin(d["refinements"], i)) for i, r in enumerate(d.get("refinements", []))]
+        refinements = [self.refinement(fam, r, Origin(d["refinements"], i))
+                       for i, r in enumerate(d.get("refinements", []))]
         before = len(self.p.items)
         for gi, g in enumerate(d["groups"]):
             plan = self.plan(inst, d, g, d["groups"].at(gi), base)
@@ -119,19 +123,27 @@ class InstructionResolver:
                 if not r.used:
                     self.p.add(r.origin.pos, f"refinement matches no variant: {dict(r.when)}")
 
-    def refinement(self, r, origin: Origin) -> Refinement:
+    def refinement(self, fam: Family, r, origin: Origin) -> Refinement:
         s, req = self.spec, r["requires"]
+        fields = OPCODE_FIELDS + ("form",) + tuple(fam.axes)
+        for key in r["when"]:
+            if key not in fields:
+                self.p.add(r["when"].at(key), f"{key!r} is neither an opcode field nor an axis of family {fam.name}"
+                           f"{did_you_mean(key, fields)}")
         v = self.ctx.version(req, "ptx", s.ptx_versions) if "ptx" in req else None
         ts = self.ctx.target_set(req, "targets", s.targets) if "targets" in req else None
         return Refinement(r["when"], v, ts, origin, r.get("metadata_order", ""))
 
-    def check_template(self, data, key) -> None:
+    def check_template(self, fam: Family, data, key) -> None:
         placeholders = placeholder_names(data[key])
         leftover = _PLACEHOLDER.sub("", data[key])
         if "{" in leftover or "}" in leftover:
             self.p.add(data.at(key), "malformed placeholder in opcode template (use {name} or {.name})")
-        for ph in sorted(placeholders - set(OPCODE_FIELDS) - set(QUALIFIERS)):
-            self.p.add(data.at(key), f"unknown opcode placeholder {{{ph}}}{did_you_mean(ph, OPCODE_FIELDS + QUALIFIERS)}")
+        known = OPCODE_FIELDS + tuple(fam.axes)
+        for ph in sorted(placeholders - set(known)):
+            self.p.add(data.at(key), f"unknown opcode placeholder {{{ph}}}{did_you_mean(ph, known)}"
+                       + ("" if ph in self.spec.axes else f" (the axes of family {fam.name}: "
+                          f"{', '.join(fam.axes) or 'none'})"))
 
     # -- planning a group ------------------------------------------------------------------
     def plan(self, inst: Instruction, d, g, gpos: Pos, base: Requirement) -> GroupPlan | None:
@@ -146,11 +158,9 @@ class InstructionResolver:
         template_origin = Origin(g, "opcode") if "opcode" in g else Origin(d, "opcode")
         template = template_origin.value
         quals = g.get("qualifiers", {})
-        for q in quals:
-            if q not in placeholder_names(template):
-                self.p.add(quals.at(q), f"qualifier {q!r} does not appear in the opcode template {template!r}")
-                return None
-        signature = self.signature(d, g)
+        if not self.check_axes(fam, quals, template) or not self.check_forms(fam, g):
+            return None
+        signature = self.signature(fam, d, g)
         if signature is None:
             return None
         shapes = self.shapes(fam, g)
@@ -174,28 +184,80 @@ class InstructionResolver:
             return None
         fragments = {}
         for mat, fs in g.get("fragments", {}).items():
+            if mat not in fam.matrices:
+                self.p.add(g["fragments"].at(mat), f"family {fam.name} has no matrix {mat!r}"
+                           f"{did_you_mean(mat, fam.matrices)} (its matrices: {', '.join(fam.matrices) or 'none'})")
+                return None
             regs = self.ctx.formula(fs, "regs", REGS_NAMES, gpos)
             if regs is None:
                 return None
             fragments[mat] = FragmentSpec(mat, fs.get("layout"), regs, fs, bool(fs.get("containers")))
-        if not self.check_signature(g, signature, fragments, sparsity):
+        if not self.check_signature(g, signature, fragments, sparsity) or \
+                not self.check_semantics(inst, g, signature, sparsity):
             return None
         sources = self.group_sources(fam, d, g, template_origin, req_origin, sparsity)
         return GroupPlan(inst=inst, threads=fam.threads, node=g, pos=gpos, requirement=base, template=template,
                          axes=[[(q, v) for v in vals] for q, vals in quals.items()], signature=signature,
                          shapes=shapes, combos=combos, sparsity=sparsity, fragments=fragments, sources=sources)
 
-    def signature(self, d, g):
+    def signature(self, fam: Family, d, g):
         sig_name = g["signature"]
         if sig_name not in d["signatures"]:
             self.p.add(g.at("signature"), f"unknown signature {sig_name!r}{did_you_mean(sig_name, d['signatures'])}")
             return None
         signature = d["signatures"][sig_name]
         names = [o["name"] for o in signature]
-        for i, name in enumerate(names):
-            if name in names[:i]:
-                self.p.add(signature.at(i), f"operand {name!r} listed twice")
-        return signature
+        ok = True
+        for i, o in enumerate(signature):
+            if o["name"] in names[:i]:
+                self.p.add(signature.at(i), f"operand {o['name']!r} listed twice")
+            if "matrix" in o and o["matrix"] not in fam.matrices:
+                self.p.add(o.at("matrix"), f"family {fam.name} has no matrix {o['matrix']!r}"
+                           f"{did_you_mean(o['matrix'], fam.matrices)} (its matrices: {', '.join(fam.matrices) or 'none'})")
+                ok = False
+            for j, form in enumerate(o.get("forms", [])):
+                if form not in fam.forms:
+                    self.p.add(o["forms"].at(j), f"family {fam.name} has no operand form {form!r}"
+                               f"{did_you_mean(form, fam.forms)} (its forms: {', '.join(fam.forms) or 'none'})")
+                    ok = False
+        return signature if ok else None
+
+    def check_axes(self, fam: Family, quals, template: str) -> bool:
+        for q, values in quals.items():
+            axis = fam.axes.get(q)
+            if axis is None:
+                self.p.add(quals.at(q), f"family {fam.name} has no qualifier axis {q!r}{did_you_mean(q, fam.axes)}"
+                           f" (its axes: {', '.join(fam.axes) or 'none'})")
+                return False
+            for j, value in enumerate(values):
+                if value not in axis.values:
+                    self.p.add(values.at(j), f"{value!r} is not a value of axis {q!r} (its values: "
+                               f"{', '.join(repr(x) for x in axis.values)}){did_you_mean(value, axis.values)}")
+                    return False
+            if q not in placeholder_names(template):
+                self.p.add(quals.at(q), f"qualifier {q!r} does not appear in the opcode template {template!r}")
+                return False
+        return True
+
+    def check_forms(self, fam: Family, g) -> bool:
+        for j, form in enumerate(g.get("forms", [])):
+            if form not in fam.forms:
+                self.p.add(g["forms"].at(j), f"family {fam.name} has no operand form {form!r}"
+                           f"{did_you_mean(form, fam.forms)} (its forms: {', '.join(fam.forms) or 'none'})")
+                return False
+        return True
+
+    def check_semantics(self, inst: Instruction, g, signature, sparsity) -> bool:
+        """Every form's operands have what the instruction's semantics needs."""
+        for form in g.get("forms", [""]):
+            ops = [o for o in signature if not o.get("forms") or form in o["forms"]]
+            missing = SEMANTICS[inst.semantics].needs(ops, sparsity is not None)
+            if missing:
+                where = f" in form {form!r}" if form else ""
+                self.p.add(g.at("signature"), f"signature {g['signature']!r}{where} lacks what {inst.semantics} "
+                           f"needs: {'; '.join(missing)}")
+                return False
+        return True
 
     def shapes(self, fam, g):
         shape = g.get("shape")
@@ -363,9 +425,12 @@ class InstructionResolver:
             self.p.add(fs.node.at("regs"), f"regs for m{m}n{n}k{k}: {exc}")
             return False
         batch = g.get("batch", 1)
-        want_rows, want_cols = _MATRIX_DIMS[mat](m, n, k, batch)
-        if mat == "a" and plan.sparsity is not None:
-            want_cols = k // 2
+        dims = self.spec.families[plan.inst.family].matrices[mat]
+        try:
+            want_rows, want_cols = dims.size(m or 0, n or 0, k or 0, batch, plan.sparsity is not None)
+        except ExprError as exc:
+            self.p.add(self.family_docs[plan.inst.family]["matrices"].at(mat), f"matrix {mat} for m{m}n{n}k{k}: {exc}")
+            return False
         if (fmap.rows, fmap.cols) != (want_rows, want_cols):
             self.p.add(fs.node.at("layout"), f"layout {lay.name} covers a {fmap.rows}x{fmap.cols} matrix but "
                        f"{mat.upper()} of m{m}n{n}k{k} is {want_rows}x{want_cols}"

@@ -12,7 +12,9 @@ from ..errors import Pos
 from ..expr import ExprError, compile_formula
 from ..fragments import META_NAMES, FragmentLayout, Sparsity
 from ..isa import Target, Version
-from ..model import ElementType, Family, SharedMemory, SwizzleMode
+from ..model import OPCODE_FIELDS, Axis, ElementType, Family, MatrixDims, SharedMemory, SwizzleMode
+
+MATRIX_NAMES = frozenset({"M", "N", "K", "batch", "sparse"})
 from ..source import Document, did_you_mean
 from .base import Context, Origin, int_set
 
@@ -91,8 +93,19 @@ def resolve_families(ctx: Context, docs: list[Document]) -> dict[str, Family]:
             n_sets[name] = int_set(value)
             if not n_sets[name]:
                 ctx.p.add(d["n_sets"].at(name), f"n_set {name!r} is empty (a range runs first to last, upward)")
+        axes = {name: Axis(name, a["description"], tuple(a["values"])) for name, a in d.get("axes", {}).items()}
+        for name in axes:
+            if name in OPCODE_FIELDS or name == "form":
+                ctx.p.add(d["axes"].at(name), f"axis {name!r} would shadow the opcode field of that name")
+        matrices = {}
+        for name, body in d.get("matrices", {}).items():
+            rows = ctx.formula(body, "rows", MATRIX_NAMES, d.pos)
+            cols = ctx.formula(body, "cols", MATRIX_NAMES, d.pos)
+            if rows is not None and cols is not None:
+                matrices[name] = MatrixDims(name, body["description"], rows, cols)
         families[d["name"]] = Family(name=d["name"], title=d["title"], description=d["description"],
-                                     manual=d.get("manual", ""), threads=d["threads"], n_sets=n_sets, pos=d.pos)
+                                     manual=d.get("manual", ""), threads=d["threads"], n_sets=n_sets, pos=d.pos,
+                                     axes=axes, forms=dict(d.get("forms", {})), matrices=matrices)
     return families
 
 

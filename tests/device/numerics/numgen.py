@@ -77,7 +77,7 @@ def runnable(spec):
         except KeyError:
             return False
     return [v for v in spec.variants if v.m is not None and v.hardware == "H100" and modelled(v)
-            and v.instruction in nm.PRODUCT_INSTRUCTIONS]
+            and nm.computes_product(v)]
 
 
 def _imm_values(v):
@@ -641,7 +641,7 @@ def device_main(build: Path, out: Path, spec_dir, procs: int, only=None, max_ker
     if ids_file:
         ids = set(json.loads(Path(ids_file).read_text()))
         kernels = [k for k in kernels if k["id"] in ids]
-    if unrecorded:  # only variants without hardware records (tests/device/records/numerics-*.json)
+    if unrecorded:  # only variants without hardware records (evidence/records/numerics-*.json)
         from ptxspec import numerics as nm
         have = nm.measured()
         kernels = [k for k in kernels if k["variant"] not in have]

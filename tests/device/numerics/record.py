@@ -1,7 +1,7 @@
-"""Turn device results into a committed records file (tests/device/records/numerics-DATE.json).
+"""Turn device results into a committed records file (evidence/records/numerics-DATE.json).
 
     python3 tests/device/numerics/record.py RESULTS_DIR [RESULTS_DIR ...] --date 2026-11-22 \\
-        --out tests/device/records/numerics-2026-11-22.json
+        --out evidence/records/numerics-2026-11-22.json
 
 Each RESULTS_DIR is an $OUT of run.sh (numerics_results.json.gz and plan.json). Kernels with a
 mismatch or an error are refused: a records file holds only bit-exact kernels (the campaign's
@@ -73,7 +73,7 @@ def main(argv=None):
                     "mismatches": 0, "all_cases": hashlib.sha256("".join(r["digests"]).encode()).hexdigest()[:24],
                     "replay": [rc, r["digests"][rc]]})
     doc = {"campaign": f"numerics {a.date}", "date": a.date,
-           "about": "See tests/device/records/numerics-2026-11-22.json (same format).",
+           "about": "See evidence/records/numerics-2026-11-22.json (same format).",
            "device": a.device, "seed": G.SEED, "kinds": list(G.KINDS), "kernels": out}
     a.out.write_text(json.dumps(doc, separators=(",", ":")) + "\n")
     print(f"{len(out)} kernels, {sum(k['outputs'] for k in out)} outputs -> {a.out}")

@@ -1,0 +1,61 @@
+"""What executing an instruction means: the semantics an instruction file names (`semantics:`).
+
+Each semantics says which operands a signature must have for it (checked when the spec loads)
+and is what execution dispatches on (`ptxspec.execute` registers one executor per semantics).
+A family whose instructions mean something new (a matrix load with per-lane addresses, say)
+adds its semantics here, with its executor; a family whose instructions mean one of these needs
+no code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+def _has(ops, kinds: tuple[str, ...], matrix: str | None = None, io: tuple[str, ...] = ("in", "out", "inout")) -> bool:
+    return any(o["kind"] in kinds and (matrix is None or o.get("matrix") == matrix) and o.get("io", "in") in io
+               for o in ops)
+
+
+def _mma(ops, sparse: bool) -> list[str]:
+    missing = []
+    if not _has(ops, ("fragment",), "d", ("out", "inout")):
+        missing.append("a result fragment of D (io out or inout)")
+    for m in ("a", "b"):
+        if not _has(ops, ("fragment", "descriptor"), m, ("in",)):
+            missing.append(f"{m.upper()} (a fragment or a descriptor, io in)")
+    if not (_has(ops, ("fragment",), "c", ("in",)) or _has(ops, ("fragment",), "d", ("inout",))):
+        missing.append("the accumulator C (a fragment of C, or D read and written)")
+    if sparse:
+        missing += [f"a {k} operand (the group is sparse)" for k in ("metadata", "selector") if not _has(ops, (k,))]
+    return missing
+
+
+def _load(ops, sparse: bool) -> list[str]:
+    missing = [] if _has(ops, ("fragment",), io=("out",)) else ["the loaded fragment (io out)"]
+    return missing + ([] if _has(ops, ("address",)) else ["the address operand"])
+
+
+def _store(ops, sparse: bool) -> list[str]:
+    missing = [] if _has(ops, ("fragment",), io=("in",)) else ["the stored fragment (io in)"]
+    return missing + ([] if _has(ops, ("address",)) else ["the address operand"])
+
+
+def _sync(ops, sparse: bool) -> list[str]:
+    return ["no fragment operands (a synchronisation moves no data)"] if _has(ops, ("fragment",)) else []
+
+
+@dataclass(frozen=True)
+class Semantics:
+    name: str
+    description: str
+    #: (the operands of one form, as spec mappings; whether the group is sparse) -> what is missing
+    needs: Callable[[list, bool], list[str]]
+
+
+SEMANTICS: dict[str, Semantics] = {s.name: s for s in (
+    Semantics("mma", "D = A*B + C over an M x N x K tile (sparse: A structured-sparse, with metadata)", _mma),
+    Semantics("fragment_load", "a matrix fragment loaded from memory into registers", _load),
+    Semantics("fragment_store", "a matrix fragment stored from registers to memory", _store),
+    Semantics("sync", "ordering and completion only: no operand data", _sync),
+)}
