@@ -2,6 +2,8 @@
 optional batch dimension, shared memory as bytes) and the identities the immediates obey."""
 from __future__ import annotations
 
+import dataclasses
+
 import sys
 from pathlib import Path
 
@@ -199,7 +201,10 @@ def test_generated_tables_are_used_when_fresh(spec, tmp_path, monkeypatch):
     monkeypatch.setattr(nm, "_TABLES", {})
     v = spec.variant(WG, "reg")
     assert nm._generated(v) == nm._params(v)
-    monkeypatch.setattr(nm, "RULES", {**nm.RULES, ("wgmma", "bf16", "f32"): nm.NumericsParams("fdpa", 0, 24, "rz")})
+    # other rules are another spec (spec/numerics.yaml is in the digest): the table is stale, not used
+    other = dataclasses.replace(spec.numerics[0], when={"family": "wgmma", "atype": ["bf16"]}, params={"F": 24})
+    monkeypatch.setattr(spec, "numerics", [other] + spec.numerics)
+    monkeypatch.setattr(spec, "digest", "another spec")
     monkeypatch.setattr(nm, "_TABLES", {})
-    assert nm._generated(v) is None  # other rules: the table is stale and not used
+    assert nm._generated(v) is None
     assert nm.params(v).F == 24

@@ -314,6 +314,16 @@ class SharedMemory:
     canonical_layouts: list[dict]
 
 
+@dataclass(frozen=True)
+class NumericsRule:
+    """One rule of spec/numerics.yaml: the arithmetic of the variants `when` matches."""
+    when: dict
+    model: str
+    params: dict
+    source: str
+    pos: Pos
+
+
 @dataclass
 class Erratum:
     id: str
@@ -344,6 +354,7 @@ class Spec:
         self.evidence = EvidenceIndex([])  # the hardware campaigns (evidence/), joined by variant id
         self.instructions: dict[str, Instruction] = {}  # filled by the resolver, with the variants
         self.errata: list[Erratum] = []
+        self.numerics: list[NumericsRule] = []  # tried in order: the first that matches applies
         self.variants: list[Variant] = []
         self._by_key: dict[tuple[str, str], Variant] = {}
         self._by_id: dict[str, Variant] = {}

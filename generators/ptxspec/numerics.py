@@ -3,8 +3,8 @@
 Inputs are raw element codes (unsigned integers) of the variant's types; outputs are raw codes of
 the destination type. Everything is vectorised with numpy over a leading batch dimension.
 
-Models (parameters per variant: `params(variant)`, stated once in `RULES`; every rule below was
-confirmed bit for bit on an H100, tests/device/campaigns/2026-11-22-numerics.md):
+Models (parameters per variant: `params(variant)`, from the rules of spec/numerics.yaml; every
+rule below was confirmed bit for bit on an H100, tests/device/campaigns/2026-11-22-numerics.md):
 
 * integer: D = C + sum(a*b), exact, then wrapped modulo 2^32, or clamped once on the exact
   value with `.satfinite`.
@@ -40,10 +40,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 __all__ = ["Fields", "decode_fields", "params", "fdpa", "fma_chain", "integer_mma", "f64_chain", "round_to_format",
-           "canonical_nan", "RULES", "NumericsParams"]
+           "canonical_nan", "MODELS", "NumericsParams", "rule_matches"]
 
 # ---------------------------------------------------------------------------------------------
-# The rules: one entry per arithmetic class. Keys are matched against the variant.
+# The parameters of a model, and the rules (spec/numerics.yaml) that give each variant its own
 
 
 @dataclass(frozen=True)
@@ -61,24 +61,22 @@ class NumericsParams:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-#: (family, input class, output type) -> parameters. Input class: the A type, with fp8 for e4m3/e5m2.
-#: A key "family.mMnNkK" (one shape) comes before the family's, and that before "*"'s.
-RULES: dict[tuple[str, str, str], NumericsParams] = {
-    ("*", "int", "s32"): NumericsParams("integer"),
-    ("*", "b1", "s32"): NumericsParams("b1"),
-    ("*", "f16", "f32"): NumericsParams("fdpa", 0, 25, "rz"),
-    ("*", "bf16", "f32"): NumericsParams("fdpa", 0, 25, "rz"),
-    ("*", "f16", "f16"): NumericsParams("fdpa", 0, 25, "rn"),
-    ("*", "tf32", "f32"): NumericsParams("fdpa", 0, 25, "rz"),
-    ("wgmma", "fp8", "f32"): NumericsParams("fdpa", 0, 13, "rz", keep=13),
-    ("wgmma", "fp8", "f16"): NumericsParams("fdpa", 0, 13, "rn"),
-    ("mma", "fp8", "f32"): NumericsParams("fp8emu", 16, 25, "rz", split=2),
-    ("mma", "fp8", "f16"): NumericsParams("fp8emu", 16, 25, "rn", split=2),
-    ("*", "f64", "f64"): NumericsParams("f64fma"),
-    ("wmma.m16n16k8", "tf32", "f32"): NumericsParams("fdpa", 4, 25, "rz"),  # two HMMA.1684 steps
-    ("mma.m8n8k4", "f16", "f32"): NumericsParams("fmachain", 4, 0, "rn"),
-    ("mma.m8n8k4", "f16", "f16"): NumericsParams("fmachain", 2, 0, "rn"),
-}
+#: The models this module implements (spec/numerics.yaml names one per rule).
+MODELS = ("integer", "b1", "fdpa", "fp8emu", "fmachain", "f64fma")
+#: The variant fields a rule's `when` may test besides the family's axes.
+RULE_FIELDS = ("family", "instruction", "m", "n", "k", "atype", "btype", "ctype", "dtype", "satfinite", "op", "sparse")
+
+
+def rule_matches(when: dict, variant) -> bool:
+    """Each key of `when` equals the variant's field (a list: contains it); absent axes are ''."""
+    for key, want in when.items():
+        have = getattr(variant, key) if key in RULE_FIELDS else variant.qualifiers.get(key, "")
+        if isinstance(want, list):
+            if have not in want:
+                return False
+        elif have != want:
+            return False
+    return True
 
 
 def computes_product(variant) -> bool:
@@ -86,21 +84,10 @@ def computes_product(variant) -> bool:
     return variant.m is not None and variant.semantics == "mma"
 
 
-def input_class(spec, tname: str) -> str:
-    t = spec.types[tname]
-    if t.cls == "int":
-        return "int"
-    if t.cls == "bit":
-        return "b1"
-    if t.bits == 8 and t.format["exponent"] in (4, 5):
-        return "fp8"
-    return tname
-
-
-def rules_digest() -> str:
-    """A digest of RULES: generated tables derived from other rules are not used."""
+def rules_digest(spec) -> str:
+    """A digest of the spec's numerics rules (generated tables record it)."""
     import hashlib
-    text = repr(sorted((k, v.as_data()) for k, v in RULES.items()))
+    text = repr([(r.when, r.model, sorted(r.params.items())) for r in spec.numerics])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -116,7 +103,7 @@ def _generated(variant):
         try:
             import importlib
             mod = importlib.import_module(f"ptxspec_generated.executors_{variant.family}")
-            if mod.SPEC_DIGEST == variant.spec.digest and mod.RULES_DIGEST == rules_digest():
+            if mod.SPEC_DIGEST == variant.spec.digest:
                 table = mod.PARAMS
         except (ImportError, AttributeError):
             pass
@@ -129,8 +116,8 @@ def _generated(variant):
 
 
 def params(variant) -> NumericsParams:
-    """The arithmetic of a variant, from RULES (or the generated table derived from them and the
-    same spec); KeyError when no rule covers it."""
+    """The arithmetic of a variant, from the spec's numerics rules (or the generated table derived
+    from the same spec); KeyError when no rule covers it."""
     p = _generated(variant)
     if p is not None:
         return p
@@ -140,31 +127,17 @@ def params(variant) -> NumericsParams:
 def _params(variant) -> NumericsParams:
     if not computes_product(variant):
         raise KeyError(f"{variant.id} computes no product")
-    cls = input_class(variant.spec, variant.atype)
-    if variant.op and cls not in ("b1", "int"):
-        raise KeyError(f"{variant.id}: no arithmetic rule for .{variant.op} on {variant.atype}")
-    # .and.popc/.xor.popc on s4/u4 (ptxas_only): the H100 computes the plain integer product, the
-    # operation dropped (erratum mma-int4-popc-beyond-manual): the integer rule, op ignored.
-    if variant.satfinite and variant.spec.types[variant.dtype].cls == "float":
-        raise KeyError(f"{variant.id}: no arithmetic rule for .satfinite on float results")
-    if variant.qualifiers.get("kind") or variant.qualifiers.get("block_scale"):
-        raise KeyError(f"{variant.id}: no arithmetic rule for .kind::{variant.qualifiers.get('kind')} yet")
     if variant.hardware_note:  # sm_90a accepts it, but the H100 computes nothing that could be modelled
         raise KeyError(f"{variant.id}: no arithmetic: {variant.hardware}")
-    shape = f"{variant.family}.m{variant.m}n{variant.n}k{variant.k}"
-    for fam in (shape, variant.family, "*"):
-        p = RULES.get((fam, cls, variant.dtype))
-        if p is not None:
+    for rule in variant.spec.numerics:
+        if rule_matches(rule.when, variant):
+            p = NumericsParams(rule.model, **rule.params)
             if p.model == "fdpa" and p.group == 0:  # one step over the instruction's whole K
                 p = replace(p, group=variant.k)
-            if p.model == "fp8emu" and variant.sparse:  # the halves of each packed 4-element register
-                p = replace(p, split=2 * p.split)
-            if p.model == "fdpa" and variant.ctype != variant.dtype and variant.ctype == "f32":
-                # wmma .f16.f32 (D f16, C f32): the f32 step's rule (HMMA.F32), then F2FP to f16
-                q = RULES[("*", cls, "f32")]
-                p = replace(p, F=q.F, round=q.round, keep=q.keep, via="f32")
             return p
-    raise KeyError(f"{variant.id}: no arithmetic rule for {cls} inputs and {variant.dtype} output")
+    raise KeyError(f"{variant.id}: no arithmetic rule (spec/numerics.yaml) for {variant.atype} inputs and "
+                   f"{variant.dtype} output" + (f" with .{variant.qualifiers['kind']}" if variant.qualifiers.get("kind")
+                                                else ""))
 
 
 # ---------------------------------------------------------------------------------------------

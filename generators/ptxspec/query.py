@@ -50,7 +50,7 @@ class Database:
 
     def distinct(self, table: str, column: str, limit: int = 40) -> list:
         return [r[0] for r in self.conn.execute(
-            f"SELECT DISTINCT {column} FROM {table} ORDER BY {column} LIMIT ?", (limit + 1,))]
+            f'SELECT DISTINCT "{column}" FROM {table} ORDER BY "{column}" LIMIT ?', (limit + 1,))]
 
     # -- filters ------------------------------------------------------------------------------
     def where(self, table: str, filters: list[str], alias: str = "v") -> tuple[list[str], list]:
@@ -70,14 +70,14 @@ class Database:
             values = raw.split(",") if op in ("=", "!=") and "," in raw else [raw]
             typed = [self._typed(table, field, cols[field], op, v) for v in values]
             if op == "~":
-                clauses.append(f"{alias}.{field} LIKE ? ESCAPE '\\'")
+                clauses.append(f"{alias}.\"{field}\" LIKE ? ESCAPE '\\'")
                 params.append(typed[0])
             elif len(typed) > 1:
                 marks = ",".join("?" * len(typed))
-                clauses.append(f"{alias}.{field} {'NOT ' if op == '!=' else ''}IN ({marks})")
+                clauses.append(f"{alias}.\"{field}\" {'NOT ' if op == '!=' else ''}IN ({marks})")
                 params += typed
             else:
-                clauses.append(f"{alias}.{field} {op} ?")
+                clauses.append(f"{alias}.\"{field}\" {op} ?")
                 params.append(typed[0])
         return clauses, params
 

@@ -23,7 +23,7 @@ from .errors import Pos, Problems, SpecError
 from .paths import default_spec_dir, repo_root, schema_dir  # noqa: F401 (re-exported)
 from .yamlsrc import PosDict, PosList, load_file
 
-KINDS = ("isa", "types", "family", "instruction", "layouts", "smem", "errata")
+KINDS = ("isa", "types", "family", "instruction", "layouts", "smem", "errata", "numerics")
 SCHEMA_BASE = "https://ptxspec.dev/schema/"
 
 
@@ -157,11 +157,11 @@ def read_tree(spec_dir: str | os.PathLike | None = None) -> dict[str, list[Docum
         doc = Document(str(path), kind, data)
         _schema_problems(doc, problems)
         docs[kind].append(doc)
-    for kind in ("isa", "types"):
+    for kind in ("isa", "types", "numerics"):
         if len(docs[kind]) > 1:
             for extra in docs[kind][1:]:
                 problems.add(extra.data.pos, f"a second {kind!r} file (first: {docs[kind][0].path})")
-        elif not docs[kind] and not problems:
+        elif not docs[kind] and not problems and kind != "numerics":  # no rules: no arithmetic model
             problems.add(Pos(str(root)), f"no file of kind {kind!r}")
     problems.raise_if_any()
     docs.digest = hasher.hexdigest()

@@ -12,6 +12,7 @@ from ..source import Document
 from .base import Context, Origin
 from .errata import check_unused_layouts, resolve_errata
 from .instructions import InstructionResolver, fill_template
+from .numerics import check_rules_used, resolve_numerics
 from .tables import resolve_families, resolve_isa, resolve_layouts, resolve_smem, resolve_types
 
 __all__ = ["build_model", "Origin", "fill_template"]
@@ -36,10 +37,13 @@ def build_model(docs: dict[str, list[Document]], evidence_dir=None, *, evidence:
         instructions.resolve(doc)
     check_unused_layouts(ctx, spec, docs["layouts"], layouts)
     spec.errata = resolve_errata(ctx, spec, docs["errata"], instructions.failed)
+    spec.numerics = resolve_numerics(ctx, docs["numerics"], families)
     ctx.p.raise_if_any()
     if evidence:
         spec.evidence = read_evidence(evidence_dir or default_evidence_dir(docs.root), ctx.p)
         check_against(spec.evidence, spec, ctx.p)
         ctx.p.raise_if_any()
+    check_rules_used(ctx, spec)
+    ctx.p.raise_if_any()
     spec.variants.sort(key=lambda v: (v.family, v.instruction, v.id))
     return spec

@@ -1,0 +1,52 @@
+"""Resolving spec/numerics.yaml: the arithmetic rules, checked against the models ptxspec.numerics
+implements and the fields a rule may test."""
+from __future__ import annotations
+
+import dataclasses
+
+from ..model import Family, NumericsRule
+from ..numerics import MODELS, RULE_FIELDS, NumericsParams
+from ..source import Document, did_you_mean
+from .base import Context
+
+_PARAMS = tuple(f.name for f in dataclasses.fields(NumericsParams) if f.name != "model")
+
+
+def resolve_numerics(ctx: Context, docs: list[Document], families: dict[str, Family]) -> list[NumericsRule]:
+    rules: list[NumericsRule] = []
+    axes = {a for f in families.values() for a in f.axes}
+    fields = RULE_FIELDS + tuple(sorted(axes))
+    for doc in docs:
+        for i, r in enumerate(doc.data["rules"]):
+            pos, ok = doc.data["rules"].at(i), True
+            for key in r["when"]:
+                if key not in fields:
+                    ctx.p.add(r["when"].at(key), f"a rule cannot test {key!r}{did_you_mean(key, fields)}")
+                    ok = False
+            if r["model"] not in MODELS:
+                ctx.p.add(r.at("model"), f"unknown arithmetic model {r['model']!r}{did_you_mean(r['model'], MODELS)}"
+                          f" (ptxspec.numerics implements {', '.join(MODELS)})")
+                ok = False
+            for key in r.get("params", {}):
+                if key not in _PARAMS:
+                    ctx.p.add(r["params"].at(key), f"{key!r} is no parameter of the models{did_you_mean(key, _PARAMS)}")
+                    ok = False
+            if ok:
+                rules.append(NumericsRule(when={k: (list(v) if isinstance(v, list) else v) for k, v in r["when"].items()},
+                                          model=r["model"], params=dict(r.get("params", {})),
+                                          source=" ".join(r["source"].split()), pos=pos))
+    return rules
+
+
+def check_rules_used(ctx: Context, spec) -> None:
+    """A rule that no variant reaches (none matches, or earlier rules take them all) is a mistake."""
+    from ..numerics import computes_product, rule_matches
+    reached = set()
+    for v in spec.variants:
+        if computes_product(v) and not v.hardware_note:
+            hit = next((i for i, r in enumerate(spec.numerics) if rule_matches(r.when, v)), None)
+            reached.add(hit)
+    for i, r in enumerate(spec.numerics):
+        if i not in reached:
+            ctx.p.add(r.pos, f"numerics rule {i + 1} ({r.model}) applies to no variant: none matches {r.when}, or "
+                      f"earlier rules take them all")
