@@ -271,23 +271,22 @@ def test_widen_an_operands_legal_values(base, head_dir):
 
 
 def test_operand_signature_changes(base, head_dir):
-    edit(head_dir, MMA, "  plain:\n    - {name: d, kind: fragment, io: inout, matrix: d}",
-         "  plain:\n    - {name: d, kind: fragment, io: out, matrix: d}")
     edit(head_dir, MMA, "    - {name: scale_d, kind: predicate, io: in, default: 1}\n\ngroups:",
-         "    - {name: scale_d, kind: predicate, io: in, default: 1}\n    - {name: imm_scale_a, kind: immediate, values: [-1, 1]}"
-         "\n\ngroups:")
+         "    - {name: scale_d, kind: immediate, io: in, values: [0, 1], default: 1}\n"
+         "    - {name: imm_scale_a, kind: immediate, values: [-1, 1]}\n\ngroups:")
     edit(head_dir, MMA, "    - {name: imm_trans_a, kind: immediate, values: [0, 1], default: 0, forms: [desc]}\n", "")
     report = run(base, head_dir)
     n = len([v for v in base.spec.variants if v.instruction == "wgmma.mma_async" and v.atype in ("s8", "u8", "b1")])
     assert n == 324
     f = where(report.head, MMA)
     assert classify(report) == {
-        ("operand.changed", "breaking", f, line_of(head_dir, MMA, "io: out, matrix: d")): n,
+        ("operand.changed", "breaking", f, line_of(head_dir, MMA, "name: scale_d, kind: immediate")): n,
+        ("operand.values.narrowed", "breaking", f, line_of(head_dir, MMA, "name: scale_d, kind: immediate")): n,
         ("operand.added", "breaking", f, line_of(head_dir, MMA, "imm_scale_a", after="  plain:")): n,
         # a removal points at BASE
         ("operand.removed", "breaking", where(base, MMA), line_of(base.spec_dir, MMA, "imm_trans_a")): 96}
     changed = next(c for c in report.changes if c.rule == "operand.changed")
-    assert changed.details == {"operand": "d", "fields": ["io"]}
+    assert changed.details == {"operand": "scale_d", "fields": ["kind", "reg_type"]}
 
 
 def test_change_an_erratum(base, head_dir):

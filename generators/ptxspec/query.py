@@ -112,7 +112,7 @@ class Database:
         """The matching variants as tuples of the given columns, as stored (JSON columns as text)."""
         known = self.columns("variants")
         sql, params = self._variants_sql(filters, family, target, ptx)
-        select = ", ".join(f"v.{c}" for c in columns if c in known)
+        select = ", ".join(f'v."{c}"' for c in columns if c in known)
         cur = self.conn.execute(f"SELECT {select}" + sql, params)
         cur.row_factory = None  # plain tuples: the fastest rows sqlite3 gives
         return cur.fetchall()
@@ -123,11 +123,11 @@ class Database:
         fields = []
         for col in self.columns("variants"):
             if col in JSON_COLUMNS:
-                value = f"json(v.{col})"
+                value = f'json(v."{col}")'
             elif col in BOOLEAN_COLUMNS:
-                value = f"json(CASE WHEN v.{col} THEN 'true' ELSE 'false' END)"
+                value = f"""json(CASE WHEN v."{col}" THEN 'true' ELSE 'false' END)"""
             else:
-                value = f"v.{col}"
+                value = f'v."{col}"'
             fields.append(f"'{col}', {value}")
         sql, params = self._variants_sql(filters, family, target, ptx)
         return [r[0] for r in self.conn.execute(f"SELECT json_object({', '.join(fields)})" + sql, params)]

@@ -30,6 +30,7 @@ sys.path.insert(0, str(REPO / "generators"))  # this checkout's ptxspec, importe
 ISA, TYPES, FAMILY = "isa.yaml", "types.yaml", "families/wgmma/family.yaml"
 FENCE, DENSE, SPARSE = "families/wgmma/fence.yaml", "families/wgmma/mma_async.yaml", "families/wgmma/mma_async_sp.yaml"
 LAYOUTS, SMEM, ERRATA = "layouts/wgmma.yaml", "smem/wgmma.yaml", "errata/wgmma.yaml"
+NUMERICS = "numerics.yaml"
 OTHER_FAMILY = "families/mma/family.yaml"
 KEPT_TARGETS = ("sm_90", "sm_90a", "sm_100a")
 KEPT_TYPES = ("f32", "f16", "e4m3")
@@ -50,7 +51,8 @@ def _short(text: str) -> str:
 def _shorten(node):
     if isinstance(node, dict):
         return {k: _short(v) if k in ("description", "why", "manual_says", "truth") and isinstance(v, str)
-                else [_short(x) for x in v] if k == "rules" else _shorten(v) for k, v in node.items()}
+                else [_short(x) if isinstance(x, str) else _shorten(x) for x in v] if k == "rules"
+                else _shorten(v) for k, v in node.items()}
     if isinstance(node, list):
         return [_shorten(v) for v in node]
     return node
@@ -81,6 +83,7 @@ def parts() -> dict[str, dict[str, dict]]:
     layouts = real(LAYOUTS)
     layouts["fragments"] = {k: v for k, v in layouts["fragments"].items() if k in ("wgmma.a.k16", "wgmma.d")}
     sparsity = layouts.pop("sparsity")
+    numerics = real(NUMERICS)
     errata = real(ERRATA)
     errata["errata"] = [{**errata["errata"][0], "evidence": {"ptxas": errata["errata"][0]["evidence"]["ptxas"]}}]
     core = {ISA: isa, TYPES: types, FAMILY: family, DENSE: _instruction(real(DENSE), "f16"), LAYOUTS: layouts}
@@ -92,6 +95,9 @@ def parts() -> dict[str, dict[str, dict]]:
         "fence": {FENCE: real(FENCE)},
         "errata": {ERRATA: errata},
         "other family": {OTHER_FAMILY: real(OTHER_FAMILY)},
+        "numerics": {NUMERICS: {**{k: v for k, v in numerics.items() if k != "rules"}, "rules": [
+            r for r in numerics["rules"] if r["when"].get("atype") in (["f16"], ["f16", "bf16", "tf32"])
+            and "ctype" not in r["when"] and "family" not in r["when"]]}},
     }.items()}
 
 
@@ -155,8 +161,8 @@ case("operand.added", head=edit(lambda t: sig(t).append(dict(EXTRA))),
      at=("head", DENSE, ["signatures", "transposable", -1]))
 case("operand.removed", base=edit(lambda t: sig(t).append(dict(EXTRA))),
      at=("base", DENSE, ["signatures", "transposable", -1]))
-case("operand.changed", head=edit(lambda t: operand(t, "d").update(io="out")),
-     at=("head", DENSE, ["signatures", "transposable", 0, "io"]))
+case("operand.changed", head=edit(lambda t: operand(t, "scale_d").update(kind="immediate", values=[0, 1])),
+     at=("head", DENSE, ["signatures", "transposable", 4, "kind"]))
 case("operand.values.narrowed", head=edit(lambda t: operand(t, "imm_scale_a").update(values=[1])),
      at=("head", DENSE, ["signatures", "transposable", "imm_scale_a", "values"]))
 case("operand.values.widened", head=edit(lambda t: operand(t, "imm_trans_b").update(values=[0, 1, 2])),
@@ -235,6 +241,8 @@ case("type.changed", head=edit(lambda t: e4m3(t).update(register="u32")),
      at=("head", TYPES, ["types", "e4m3", "register"]))
 case("numerics.changed", head=edit(lambda t: e4m3(t)["format"].update(bias=8)),
      at=("head", TYPES, ["types", "e4m3", "format", "bias"]))
+case("arithmetic.changed", needs=("numerics",), head=edit(lambda t: t[NUMERICS]["rules"][0]["params"].update(F=24)),
+     at=("head", NUMERICS, ["rules", 0]))
 
 
 def errata(t):

@@ -124,7 +124,7 @@ class InstructionResolver:
                     self.p.add(r.origin.pos, f"refinement matches no variant: {dict(r.when)}")
 
     def refinement(self, fam: Family, r, origin: Origin) -> Refinement:
-        s, req = self.spec, r["requires"]
+        s, req = self.spec, r.get("requires", {})
         fields = OPCODE_FIELDS + ("form",) + tuple(fam.axes)
         for key in r["when"]:
             if key not in fields:

@@ -1,5 +1,6 @@
 """The rules, one module per area; importing this package registers every rule."""
 from . import (  # noqa: F401 - imported for their @rule registrations
+    arithmetic,
     definitions,
     descriptions,
     errata,

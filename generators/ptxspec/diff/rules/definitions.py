@@ -6,7 +6,9 @@ from ..registry import Finding, rule
 
 #: Spec attributes the other rules compare (or that are derived, or a digest of the inputs).
 KNOWN_SPEC_ATTRS = frozenset({"ptx_versions", "ptxas_versions", "targets", "types", "families", "instructions",
-                              "layouts", "sparsities", "smem", "errata", "variants", "digest"})
+                              "layouts", "sparsities", "smem", "errata", "variants", "digest",
+                              "numerics",  # arithmetic.changed compares what each variant gets
+                              "evidence"})  # campaigns, not spec: a spec diff leaves them out
 
 
 def _collections(d):
