@@ -28,10 +28,16 @@ def test_results_are_fresh_summaries_of_the_records():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+#: Records whose campaign file cannot exist yet, and why (remove the entry with the campaign file).
+PENDING = {"records/ldmatrix-2026-11-23.json": "the ldmatrix family is not in the spec yet (issue 14)"}
+
+
 def test_every_record_file_belongs_to_a_campaign(spec):
     named = {rec for e in spec.evidence.campaigns for rec in e.records}
     on_disk = {f"records/{p.name}" for p in (EVIDENCE / "records").iterdir()}
-    assert on_disk == named, f"records without a campaign: {sorted(on_disk - named)}; missing: {sorted(named - on_disk)}"
+    assert not named & set(PENDING), f"remove from PENDING: {sorted(named & set(PENDING))}"
+    assert on_disk - set(PENDING) == named, \
+        f"records without a campaign: {sorted(on_disk - named - set(PENDING))}; missing: {sorted(named - on_disk)}"
 
 
 def test_campaign_names_match_their_files(spec):
