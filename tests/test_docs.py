@@ -592,3 +592,55 @@ def test_docs_code_names_no_family_or_instruction(spec):
                          + r")(?![\w])")
     found = [f"{p.relative_to(ROOT)}: {m[1]}" for p in files for m in pattern.finditer(p.read_text())]
     assert len(files) > 10 and not found, found
+
+
+# ---------------------------------------------------------------------------------------------
+# Evidence
+
+
+def _table_dicts(body: str):
+    """Each row of the variant tables of a section, as {header: cell}, with its variant id."""
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("| opcode | form |"):
+            head = _split_row(line)
+            for row in lines[i + 2:]:
+                if not row.startswith("|"):
+                    break
+                cells = dict(zip(head, _split_row(row)))
+                ptx = cells["opcode"].strip("`")
+                yield (ptx if cells["form"] == "–" else f"{ptx}:{cells['form']}"), cells
+
+
+def test_hardware_and_numerics_columns_say_what_the_evidence_says(pages, spec):
+    """Read evidence/*.json directly: a variant's hardware column names a GPU only where a maps campaign
+    on that GPU ran it with no mismatch, and its numerics column says bit-exact only where numerics
+    campaigns compared its outputs and found none different; a variant no campaign ran is 'not run'."""
+    maps: dict[str, set[str]] = {}
+    num: dict[str, list[int]] = {}
+    for path in sorted((ROOT / "evidence").glob("*.json")):
+        e = json.loads(path.read_text())
+        for vid, (cases, outputs, mismatches) in e["results"].items():
+            if e["proves"] == "maps" and not mismatches:
+                maps.setdefault(vid, set()).add(e["hardware"])
+            if e["proves"] == "numerics":
+                n = num.setdefault(vid, [0, 0])
+                n[0] += outputs
+                n[1] += mismatches
+    rows = 0
+    for path, text in pages.items():
+        for vid, cells in _table_dicts(text):
+            rows += 1
+            hw = cells["hardware"]
+            if hw.startswith("not "):
+                assert vid not in maps, f"{path}: {vid} says {hw!r}, but {sorted(maps[vid])} measured its maps"
+            else:
+                assert hw in maps.get(vid, ()), f"{path}: {vid} says {hw!r} with no maps evidence on it"
+            status = cells.get("numerics", "–")
+            if status == "bit-exact":
+                assert vid in num and num[vid][0] > 0 and num[vid][1] == 0, f"{path}: {vid} bit-exact without evidence"
+            elif status == "mismatches":
+                assert num[vid][1] > 0, f"{path}: {vid}: mismatches without evidence of any"
+            else:  # not run, no model, a model's name, or – (no product): no campaign compared it
+                assert vid not in num, f"{path}: {vid} says {status!r}, but a numerics campaign ran it"
+    assert rows == len(spec.variants)

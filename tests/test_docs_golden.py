@@ -8,17 +8,24 @@ The subset picks groups that between them take every branch of the templates: a 
 accumulator in both operand forms, an instruction with no operands and one with no variants, shared
 memory, a quad-pair batch, a form the manual does not define, scale-selector operands, sparsity with
 metadata selectors, replicated and observed wmma maps, fragments with no map, and a removed form.
+The test family of tests/new_family (`toy`, not PTX) is rendered alone into tests/golden/docs-toy/: a
+family that brings no new kind of data gets its pages with no change in the docs code.
 """
 from __future__ import annotations
 
 import copy
 import os
+import shutil
 from pathlib import Path
 
 import pytest
+
+import ptxspec
 from ptxspec.emit import docs
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "docs"
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "tests" / "golden" / "docs"
+GOLDEN_TOY = ROOT / "tests" / "golden" / "docs-toy"
 UPDATE = "PTXSPEC_UPDATE_GOLDEN=1 python3 -m pytest -q tests/test_docs_golden.py"
 GROUPS = {  # (instruction, group) -> the variants kept
     ("wgmma.mma_async", "tf32"): lambda v: v.n <= 16,
@@ -56,15 +63,42 @@ def test_subset_takes_every_group(spec, rendered):
     assert len(sub.variants) < 80
 
 
-def test_docs_match_the_golden_files(rendered):
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory) -> dict[str, bytes]:
+    """The docs of the test family alone, loaded from spec/ with tests/new_family overlaid."""
+    top = tmp_path_factory.mktemp("toy")
+    shutil.copytree(ROOT / "spec", top / "spec")
+    shutil.copytree(ROOT / "tests" / "new_family", top / "spec", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("README.md"))
+    shutil.copytree(ROOT / "evidence", top / "evidence", ignore=shutil.ignore_patterns("records", "*.py"))
+    spec = ptxspec.load(top / "spec")
+    sub = copy.copy(spec)
+    sub.variants = [v for v in spec.variants if v.family == "toy"]
+    sub.instructions = {n: i for n, i in spec.instructions.items() if i.family == "toy"}
+    sub.errata = [e for e in spec.errata if e.family == "toy"]
+    sub._by_id = {v.id: v for v in sub.variants}
+    assert len(sub.variants) == 4
+    return {p.removeprefix("docs/"): b for p, b in docs.build(sub).items()}
+
+
+def _compare(golden: Path, rendered: dict[str, bytes]):
     if os.environ.get("PTXSPEC_UPDATE_GOLDEN"):
-        for p in sorted(GOLDEN.rglob("*")) if GOLDEN.exists() else []:
-            if p.is_file() and p.relative_to(GOLDEN).as_posix() not in rendered:
+        for p in sorted(golden.rglob("*")) if golden.exists() else []:
+            if p.is_file() and p.relative_to(golden).as_posix() not in rendered:
                 p.unlink()
         for rel, data in rendered.items():
-            (GOLDEN / rel).parent.mkdir(parents=True, exist_ok=True)
-            (GOLDEN / rel).write_bytes(data)
-    on_disk = {p.relative_to(GOLDEN).as_posix(): p.read_bytes() for p in GOLDEN.rglob("*") if p.is_file()}
+            (golden / rel).parent.mkdir(parents=True, exist_ok=True)
+            (golden / rel).write_bytes(data)
+    on_disk = {p.relative_to(golden).as_posix(): p.read_bytes() for p in golden.rglob("*") if p.is_file()}
     differ = sorted(p for p in set(on_disk) | set(rendered) if on_disk.get(p) != rendered.get(p))
-    assert not differ, (f"{len(differ)} docs golden files differ ({', '.join(differ[:6])}); "
+    assert not differ, (f"{len(differ)} golden files under {golden.relative_to(ROOT)} differ ({', '.join(differ[:6])}); "
                         f"review, then update them with:\n    {UPDATE}")
+
+
+def test_docs_match_the_golden_files(rendered):
+    _compare(GOLDEN, rendered)
+
+
+def test_a_new_family_renders_with_no_docs_change(toy):
+    assert "toy/index.md" in toy and "toy/toy.mma.md" in toy
+    _compare(GOLDEN_TOY, toy)

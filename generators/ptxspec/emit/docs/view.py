@@ -12,6 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ... import numerics
 from ...kinds import kind_of
 from ...model import Spec, Variant
 from ..svg import slot_suffix
@@ -44,10 +45,16 @@ def page_name(instruction: str) -> str:
 # Tables of variants and requirements
 
 
-def variant_table(spec: Spec, variants: list[Variant]) -> Table:
+def hardware_short(v: Variant) -> str:
+    """The variant's maps evidence in a word or two: the GPU, or 'not run' / 'not observable' (the group says why)."""
+    return v.hardware.split(":")[0]
+
+
+def variant_table(spec: Spec, variants: list[Variant], status: dict[str, tuple]) -> Table:
     show_c = any(v.ctype != v.dtype for v in variants)
+    show_numerics = any(v.id in status for v in variants)
     headers = ["opcode", "form", "shape", "D", "A", "B"] + (["C"] if show_c else []) + \
-              ["qualifiers", "registers", "PTX", "targets"]
+              ["qualifiers", "registers", "PTX", "targets", "hardware"] + (["numerics"] if show_numerics else [])
     rows = []
     target_text: dict = {}  # requirement -> its targets, with a first version where it is later
     for v in variants:
@@ -63,7 +70,9 @@ def variant_table(spec: Spec, variants: list[Variant]) -> Table:
         if show_c:
             row.append(v.ctype or DASH)
         row += [" ".join(qualifiers(v)) or DASH, " ".join(f"{k}:{n}" for k, n in v.regs.items()) or DASH, v.min_ptx,
-                target_text[v.requirement]]
+                target_text[v.requirement], hardware_short(v)]
+        if show_numerics:
+            row.append(status[v.id][3] if v.id in status else DASH)
         rows.append(row)
     return Table(headers, rows)
 
@@ -133,6 +142,10 @@ def _regs_text(ops) -> str:
     counts = sorted({o.regs for _, o in ops})
     if len(counts) == 1:
         return str(counts[0])
+    if len({v.n for v, _ in ops}) == 1:  # one shape: the count per element type
+        per_type = {o.element_type: o.regs for _, o in ops}
+        if len(per_type) == len(counts) and all(per_type.values()):
+            return ", ".join(f"{per_type[t]} ({t})" for t in sorted(per_type))
     by_type = defaultdict(set)
     for v, o in ops:
         if v.n and o.regs:
@@ -243,8 +256,32 @@ class GroupView:
         return sorted({o.name for v in self._vs for o in v.operands if o.element_type and not o.layout})
 
     @cached_property
-    def hardware(self) -> list[str]:
-        return sorted({v.hardware for v in self._vs})
+    def evidence(self) -> list[dict]:
+        """Per hardware campaign that ran variants of the group: how many, and what it found."""
+        out: dict[str, dict] = {}
+        for v in self._vs:
+            for e in self.fam.spec.evidence.of(v.id):
+                r = e.results[v.id]
+                c = out.setdefault(e.campaign, {"campaign": e, "variants": 0, "cases": 0, "outputs": 0,
+                                                "mismatches": 0})
+                c["variants"] += 1
+                c["cases"] += r.cases
+                c["outputs"] += r.outputs
+                c["mismatches"] += r.mismatches
+        return sorted(out.values(), key=lambda c: (c["campaign"].date, c["campaign"].campaign))
+
+    @cached_property
+    def unmeasured(self) -> list[tuple[str, str, int]]:
+        """(status, why, how many) of the variants whose maps no campaign measured ('not run', 'no record')."""
+        why = Counter(tuple(v.hardware.split(": ", 1)) for v in self._vs if not self.fam.spec.evidence.of(v.id, "maps"))
+        return sorted((w[0], w[1] if len(w) > 1 else "", n) for w, n in why.items())
+
+    @cached_property
+    def numerics(self) -> list[tuple[str, str, int]]:
+        """(status, arithmetic model, how many) of the variants that compute a product."""
+        status = self.fam.status
+        n = Counter((status[v.id][3], status[v.id][1] or "") for v in self._vs if v.id in status)
+        return sorted((st, model, k) for (st, model), k in n.items())
 
     @cached_property
     def selectors(self) -> list[int]:
@@ -297,7 +334,7 @@ class GroupView:
 
     @cached_property
     def variant_table(self) -> Table:
-        return variant_table(self.fam.spec, self.variants)
+        return variant_table(self.fam.spec, self.variants, self.fam.status)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,8 +353,9 @@ class InstructionView:
 
 
 class FamilyView:
-    def __init__(self, spec: Spec, name: str):
+    def __init__(self, spec: Spec, name: str, status: dict[str, tuple]):
         self.spec = spec
+        self.status = status  # variant id -> numerics.status_rows row
         self.name = name
         self.model = spec.families[name]
         self.variants = [v for v in spec.variants if v.family == name]
@@ -473,6 +511,11 @@ class Site:
     def __init__(self, spec: Spec):
         self.spec = spec
         # a family whose spec states no variant yet (work in progress) gets no pages
-        self.families = [FamilyView(spec, name) for name in sorted({v.family for v in spec.variants})]
+        self.status = {row[0]: row for row in numerics.status_rows(spec)}
+        self.families = [FamilyView(spec, name, self.status) for name in sorted({v.family for v in spec.variants})]
+        self.numerics_statuses = sorted(Counter(row[3] for row in self.status.values()).items())
+        self.campaigns = [{"campaign": e, "variants": len(e.results),
+                           "families": sorted({spec._by_id[i].family for i in e.results if i in spec._by_id})}
+                          for e in spec.evidence.campaigns]
         self.example = worked_example(self.families)
         self.guide = Guide(spec, self.families, self.example)
