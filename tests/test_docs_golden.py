@@ -18,9 +18,8 @@ import os
 import shutil
 from pathlib import Path
 
-import pytest
-
 import ptxspec
+import pytest
 from ptxspec.emit import docs
 
 ROOT = Path(__file__).resolve().parents[1]
