@@ -1,9 +1,14 @@
 """The figures of the docs, as data: what each one draws and stands for, and how it is drawn.
 
 A figure kind is a class with a `kind` name (its caption template is `figures/<kind>.txt.j2`),
-a `key` naming it within its family, `attrs()` (the data attributes the SVG carries for tests and
-tools: what the drawing shows, never where it is used) and `draw(lines)` (the SVG, given the caption
-lines). Drawings are shared: `docs.build` writes each distinct SVG once under docs/figures/, named by
+a `key` naming it within its family, a `title`, an `order` among figures of its kind, the
+`layout_name` its map comes from and the family `page` that shows it (with an `anchor` where a
+section there is headed by the title), `attrs()` (the
+data attributes the SVG carries for tests and tools: what the drawing shows, never where it is used)
+and `draw(lines)` (the SVG, given the caption lines). A collector records which operand of which
+variant a figure draws (`Figures.use`); every group's map table lists those uses, whatever the kind.
+So a new kind of map (scale factors, a TMEM layout) is a class and a collector here, a caption
+template, and a section on the page its `page` names. Drawings are shared: `docs.build` writes each distinct SVG once under docs/figures/, named by
 the `key` of the first figure that draws it, and sets `path` on every figure that draws it. Collectors turn the model into figures; `FIGURE_KINDS` lists the
 collectors, so a new kind of figure (a scale-factor map, a TMEM layout) is one class and one
 collector here, one caption template, and a section template where pages show it.
@@ -17,6 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...kinds import kind_of
 from .. import svg
 
 ROLE_TITLES = {"a": "A", "b": "B", "c": "C", "d": "D", "sparse-a": "packed sparse A"}
@@ -58,8 +64,20 @@ class FragFigure(Drawn):
 
     @property
     def page(self) -> str:
-        """The page that shows the figure."""
+        """The page that shows the figure (in a section headed by its title)."""
         return "sparsity.md" if self.role == "sparse-a" else "fragments.md"
+
+    @property
+    def anchor(self) -> str:
+        return self.title
+
+    @property
+    def order(self) -> tuple:
+        return (self.title,)
+
+    @property
+    def layout_name(self) -> str:
+        return self.layout.name
 
     @property
     def period_regs(self) -> int | None:
@@ -111,6 +129,7 @@ class FragFigure(Drawn):
 @dataclass
 class MetaFigure(Drawn):
     kind: ClassVar[str] = "metadata"
+    page: ClassVar[str] = "sparsity.md"
     key: str
     family: str
     threads: int
@@ -119,6 +138,18 @@ class MetaFigure(Drawn):
     k: int
     sel: int
     where: set = field(default_factory=set)
+
+    @property
+    def title(self) -> str:
+        return f"selector {self.sel}, m{self.m} k{self.k}"
+
+    @property
+    def layout_name(self) -> str:
+        return self.sparsity.name
+
+    @property
+    def order(self) -> tuple:
+        return self.m, self.k, self.sel
 
     @property
     def chunk_cols(self) -> int:
@@ -227,12 +258,17 @@ class Figures:
     frag: list[FragFigure] = field(default_factory=list)
     frag_of: dict[tuple[str, str], FragFigure] = field(default_factory=dict)  # (variant id, operand) -> figure
     meta: list[MetaFigure] = field(default_factory=list)
-    meta_of: dict[str, list[MetaFigure]] = field(default_factory=dict)  # variant id -> its metadata figures
     swizzle: list[SwizzleFigure] = field(default_factory=list)
     descriptor: list[DescriptorFigure] = field(default_factory=list)
+    other: list = field(default_factory=list)  # figures of kinds added later
+    #: variant id -> (operand, what it holds: an element type or the figure's kind, figure), in order
+    uses: dict[str, list[tuple[str, str, object]]] = field(default_factory=lambda: defaultdict(list))
+
+    def use(self, v, operand: str, what: str, fig) -> None:
+        self.uses[v.id].append((operand, what, fig))
 
     def all(self) -> list:
-        return [*self.frag, *self.meta, *self.swizzle, *self.descriptor]
+        return [*self.frag, *self.meta, *self.swizzle, *self.descriptor, *self.other]
 
 
 def _fragment_groups(spec, variants):
@@ -282,6 +318,12 @@ def collect_fragments(spec, family: str, variants, figs: Figures) -> None:
                     if role == "sparse-a":
                         fig.sparsities.add(v.sparsity)
                     figs.frag_of[(v.id, o.name)] = fig
+                    figs.use(v, o.name, o.element_type, fig)
+
+
+def metadata_operands(v) -> list[str]:
+    """The registers that carry sparsity metadata (a kind that needs a sparsity and is not a constant)."""
+    return [o.name for o in v.operands if kind_of(o).needs_sparsity and not kind_of(o).constant]
 
 
 def collect_metadata(spec, family: str, variants, figs: Figures) -> None:
@@ -298,7 +340,8 @@ def collect_metadata(spec, family: str, variants, figs: Figures) -> None:
             figs.meta += seen[key]
         for f in seen[key]:
             f.where.add((v.instruction, v.group))
-        figs.meta_of[v.id] = seen[key]
+            for name in metadata_operands(v):
+                figs.use(v, name, "metadata", f)
 
 
 def collect_smem(spec, family: str, variants, figs: Figures) -> None:

@@ -17,6 +17,7 @@ from ...kinds import kind_of
 from ...model import Spec, Variant
 from ..svg import slot_suffix
 from . import figures as F
+from .figures import metadata_operands
 from .markdown import DASH, code
 
 
@@ -159,11 +160,6 @@ def _regs_text(ops) -> str:
     return f"{counts[0]}..{counts[-1]}"
 
 
-def metadata_operands(v: Variant) -> list[str]:
-    """The registers that carry sparsity metadata (a kind that needs a sparsity and is not a constant)."""
-    return [o.name for o in v.operands if kind_of(o).needs_sparsity and not kind_of(o).constant]
-
-
 def selector_operands(v: Variant) -> list[str]:
     return [o.name for o in v.operands if kind_of(o).needs_sparsity and kind_of(o).constant]
 
@@ -181,9 +177,9 @@ def form_sources(variants: list[Variant]) -> list[dict]:
 
 
 def _map_order(row: dict):
-    """Operand, element type, then the figure: fragment maps by title, metadata maps by shape and selector."""
+    """Operand, what it holds, then the figure: by kind, then as its kind orders them."""
     f = row["fig"]
-    return row["operand"], row["what"], (f.title, 0, 0, 0) if f.kind == "fragment" else ("", f.m, f.k, f.sel)
+    return row["operand"], row["what"], f.kind, f.order
 
 
 class GroupView:
@@ -314,22 +310,13 @@ class GroupView:
 
     @cached_property
     def maps(self) -> list[dict]:
-        """One row per (operand, element type, figure) of the group: fragment and metadata maps."""
+        """One row per (operand, what it holds, figure) of the group's variants, for every kind of figure."""
         rows, seen = [], set()
-        figs = self.fam.figs
         for v in self._vs:
-            for o in v.operands:
-                fig = figs.frag_of.get((v.id, o.name))
-                if fig is None or (o.name, o.element_type, fig.key) in seen:
-                    continue
-                seen.add((o.name, o.element_type, fig.key))
-                rows.append({"operand": o.name, "what": o.element_type, "fig": fig})
-        for v in self._vs:
-            for name in metadata_operands(v):
-                for mf in figs.meta_of.get(v.id, []):
-                    if (name, mf.key) not in seen:
-                        seen.add((name, mf.key))
-                        rows.append({"operand": name, "what": "metadata", "fig": mf})
+            for operand, what, fig in self.fam.figs.uses.get(v.id, ()):
+                if (operand, what, fig.kind, fig.key) not in seen:
+                    seen.add((operand, what, fig.kind, fig.key))
+                    rows.append({"operand": operand, "what": what, "fig": fig})
         return sorted(rows, key=_map_order)
 
     @cached_property
