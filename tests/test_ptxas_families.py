@@ -1,9 +1,10 @@
-"""ptxas 13.5 against every variant of the families beyond wgmma (mma, mma.sp, wmma).
+"""ptxas 13.5 against every variant of every family of the spec.
 
 For each variant and each target of its set that ptxas knows: the statement assembles at the
 variant's first PTX version there, and is rejected one version earlier and on every ptxas-known
-target outside its set (at PTX 9.5 and at that target's own first version). The wgmma family has
-its own, deeper suite (tests/test_ptxas_wgmma.py).
+target outside its set (at PTX 9.5 and at that target's own first version). Parametrized over
+the spec's families, so a new family is checked without a change here; wgmma also has a deeper
+suite of its own (tests/test_ptxas_wgmma.py: near misses, immediates).
 """
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -14,15 +15,15 @@ from ptxspec import asm, ptxas
 from ptxspec.isa import Version
 
 pytestmark = pytest.mark.skipif(not ptxas.available(), reason="ptxas of the nvidia-cuda-nvcc wheel not found")
-FAMILIES = ("mma", "wmma")
 LATEST = Version(9, 5)
 
 
 @pytest.fixture(scope="module")
 def variants(spec):
-    vs = [v for v in spec.variants if v.family in FAMILIES]
-    assert vs, "no variants in the families under test"
-    return vs
+    """Every variant of every family (each family must have some)."""
+    empty = sorted(f for f in spec.families if not any(v.family == f for v in spec.variants))
+    assert not empty, f"families without variants: {empty}"
+    return list(spec.variants)
 
 
 def _run_batches(batches):
@@ -76,7 +77,8 @@ def test_selectors(spec, variants):
     batches = defaultdict(list)  # each variant on the first ptxas-known target of its set, at PTX 9.5
     for v in sparse:
         target = next(t for t in v.targets if spec.targets[t].ptxas)
-        batches[(LATEST, target)] += [((v, sel), asm.statement(v, {"f": sel})) for sel in range(4)]
+        name = next(o.name for o in v.operands if o.kind == "selector")
+        batches[(LATEST, target)] += [((v, sel), asm.statement(v, {name: sel})) for sel in range(4)]
     verdicts = _run_batches(batches)
     cases = [key for key in verdicts]
     ok = [verdicts[key][0] for key in cases]
