@@ -1,4 +1,4 @@
-"""Replays the ldmatrix / stmatrix / movmatrix H100 campaign (tests/device/records/ldmatrix-*.json)
+"""Replays the ldmatrix / stmatrix / movmatrix H100 campaign (evidence/records/ldmatrix-*.json)
 without a GPU.
 
 Every case's inputs are regenerated from its name (tests/device/ldmatrix_harness.py); the
@@ -22,7 +22,7 @@ import check_ldmatrix as chk  # noqa: E402
 import ldmatrix_e2e as e2e  # noqa: E402
 from ldmatrix_harness import digest, forms  # noqa: E402
 
-RECORDS = sorted((HERE / "device" / "records").glob("ldmatrix-*.json"))
+RECORDS = sorted((HERE.parent / "evidence" / "records").glob("ldmatrix-*.json"))
 
 
 @pytest.fixture(scope="module")
