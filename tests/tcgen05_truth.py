@@ -209,3 +209,49 @@ DATAPATH_TABLE = [
     (128, 2, True, False, "4x1 half", "C"),
     (256, 2, "either", False, "4x1", "A"),
 ]
+
+# ----------------------------------------------------------------------------------------------
+# Shapes (PTX ISA 9.7.16.2.1, Table 39): per (kind, ws, cta_group) the legal M, the N set, and K
+# dense / sparse. N ranges are written (first, last, step); i8 without .ws at cta_group::1 is
+# 8, 16, 24, 32 and then 48..256 in steps of 16. None = "Invalid" in the table.
+def _rng(a, b, s):
+    return tuple(range(a, b + 1, s))
+
+
+_WS_N = (64, 128, 256)
+_WS_N_SPARSE = (64, 128)
+SHAPES_TABLE_39 = {
+    # (kind, ws, cta_group): (M values, N dense, N sparse, K dense, K sparse, M sparse if different)
+    ("f16", False, 1): ((64, 128), _rng(8, 256, 8), _rng(8, 256, 8), 16, 32, None),
+    ("f16", False, 2): ((128, 256), _rng(16, 256, 16), _rng(16, 256, 16), 16, 32, None),
+    ("f16", True, 1): ((32, 64, 128), _WS_N, _WS_N_SPARSE, 16, 32, None),
+    ("tf32", False, 1): ((64, 128), _rng(8, 256, 8), _rng(8, 256, 8), 8, 16, None),
+    ("tf32", False, 2): ((128, 256), _rng(16, 256, 16), _rng(16, 256, 16), 8, 16, None),
+    ("tf32", True, 1): ((32, 64, 128), _WS_N, _WS_N_SPARSE, 8, 16, None),
+    ("f8f6f4", False, 1): ((64, 128), _rng(8, 256, 8), _rng(8, 256, 8), 32, 64, None),
+    ("f8f6f4", False, 2): ((128, 256), _rng(16, 256, 16), _rng(16, 256, 16), 32, 64, None),
+    ("f8f6f4", True, 1): ((32, 64, 128), _WS_N, _WS_N_SPARSE, 32, 64, None),
+    ("i8", False, 1): ((64, 128), (8, 16, 24, 32) + _rng(48, 256, 16), (8, 16, 24, 32) + _rng(48, 256, 16), 32, 64, None),
+    ("i8", False, 2): ((128, 256), _rng(32, 256, 32), _rng(32, 256, 32), 32, 64, None),
+    ("i8", True, 1): ((32, 64, 128), _WS_N, _WS_N_SPARSE, 32, 64, None),
+    ("mxf8f6f4", False, 1): ((128,), _rng(8, 256, 8), _rng(8, 256, 8), 32, 64, None),
+    ("mxf8f6f4", False, 2): ((128, 256), _rng(16, 256, 16), _rng(16, 256, 16), 32, 64, (256,)),
+    ("mxf4", False, 1): ((128,), _rng(8, 256, 8), _rng(8, 256, 8), 64, 128, None),
+    ("mxf4", False, 2): ((128, 256), _rng(16, 256, 16), _rng(16, 256, 16), 64, 128, (256,)),
+    ("mxf4nvf4", False, 1): ((128,), _rng(8, 256, 8), _rng(8, 256, 8), 64, 128, None),
+    ("mxf4nvf4", False, 2): ((128, 256), _rng(16, 256, 16), _rng(16, 256, 16), 64, 128, (256,)),
+}
+# Also in the table: K = 96 (dense, M = 256, cta_group::2) for mxf4 and mxf4nvf4 (sm_103a and,
+# from PTX 9.4, sm_107a); every block-scaled kind and cta_group::2 with .ws are "Invalid".
+K96 = {("mxf4", 2, 256), ("mxf4nvf4", 2, 256)}
+
+# dtype / atype / btype per kind (Table 39 and Table 42).
+KIND_TYPES = {
+    "f16": {"dtype": ("f16", "f32"), "ab": ("f16", "bf16"), "bf16_needs_f32": True},
+    "tf32": {"dtype": ("f32",), "ab": ("tf32",)},
+    "f8f6f4": {"dtype": ("f16", "f32"), "ab": ("e4m3", "e5m2", "e2m3", "e3m2", "e2m1")},
+    "i8": {"dtype": ("s32",), "ab": ("s8", "u8")},
+    "mxf8f6f4": {"dtype": ("f32",), "ab": ("e4m3", "e5m2", "e2m3", "e3m2", "e2m1"), "scale": ("ue8m0",)},
+    "mxf4": {"dtype": ("f32",), "ab": ("e2m1",), "scale": ("ue8m0",)},
+    "mxf4nvf4": {"dtype": ("f32",), "ab": ("e2m1",), "scale": ("ue8m0", "ue4m3")},
+}
