@@ -424,7 +424,7 @@ case("wrong_pattern_target_name",
 case("unknown_kind",
      "`kind: instrucion` (typo).",
      {FENCE: edit_real(FENCE, ("kind: instruction", "kind: instrucion"))},
-     [(FENCE, "kind:", "kind must be one of isa, types, family, instruction, layouts, smem, errata; "
+     [(FENCE, "kind:", "kind must be one of isa, types, family, instruction, layouts, smem, errata, numerics; "
                        "got 'instrucion' (did you mean 'instruction'?)")])
 
 case("missing_kind",
