@@ -69,6 +69,8 @@ def metadata(spec) -> dict:
                  "columns": {c: p["description"] for c, p in table["properties"].items()}}
         if name in FACETS:
             entry["facets"] = FACETS[name]
+        if table.get("x-internal"):  # rows shared between variants: users read them through the views
+            entry["hidden"] = True
         tables[name] = entry
     return {
         "title": "ptxspec",

@@ -1,13 +1,19 @@
 """generated/ptxspec.sqlite.
 
-The tables, columns, keys and descriptions come from schema/database.schema.json; this module
-only produces the rows. Fragment maps are shared by many variants, so elements are stored once
-per evaluated layout (`layout_elements`) and `fragment_elements` is a view joining them to the
-variants' operands. Built in memory with sqlite-utils, then serialized: same model, same bytes.
+The tables, views, columns, keys and descriptions come from schema/database.schema.json; this
+module only produces the rows. Variants share most of what describes them, so the database stores
+each shared thing once and the views users read join it back (the views keep the columns the
+tables had): a requirement (`requirements`, its clauses and targets) once per distinct requirement,
+an operand signature (`signatures`, `signature_operands`, `operand_defs`) once per distinct
+signature, numerics results and evidence results once per distinct row, and each evaluated
+fragment layout as a tile of elements repeated along the matrix (`layout_tiling`, `tile_elements`:
+the wgmma accumulator of every N is one 4-element tile). Built in memory with sqlite-utils, then
+serialized: same model, same bytes.
 """
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from functools import lru_cache
 
@@ -15,7 +21,7 @@ import numpy as np
 import sqlite_utils
 
 from .. import __version__
-from ..model import Spec
+from ..model import Spec, Variant
 from ..paths import schema_dir
 from ..source import tree_digest
 
@@ -38,19 +44,23 @@ def _nullable(prop: dict) -> bool:
 
 
 def tables(spec: Spec) -> dict[str, dict]:
-    """The database's tables (schema/database.schema.json `$defs`), with a column in `variants` for
-    every qualifier axis a family declares that the schema does not list (after the listed ones)."""
+    """The database's tables and views (schema/database.schema.json `$defs`), with a column in
+    `variants` (and `variant_rows`) for every qualifier axis a family declares that the schema does
+    not list (after the listed ones)."""
     defs = dict(database_schema()["$defs"])
-    props = defs["variants"]["properties"]
-    listed = [c for c, p in props.items() if p.get("x-axis")]
-    extra = {a.name: {"type": "string", "x-axis": True,
-                      "description": f"{' '.join(a.description.split())} ('' when the opcode has none)"}
-             for a in spec.axes.values() if a.name not in props}
-    if extra:
-        cols = list(props.items())
-        at = max(i for i, (c, _) in enumerate(cols) if c in listed) + 1
-        defs["variants"] = {**defs["variants"], "properties": dict(cols[:at] + list(extra.items()) + cols[at:]),
-                            "required": defs["variants"]["required"] + list(extra)}
+    for name, table in defs.items():
+        props = table["properties"]
+        listed = [c for c, p in props.items() if p.get("x-axis")]
+        if not listed:
+            continue
+        extra = {a.name: {"type": "string", "x-axis": True,
+                          "description": f"{' '.join(a.description.split())} ('' when the opcode has none)"}
+                 for a in spec.axes.values() if a.name not in props}
+        if extra:
+            cols = list(props.items())
+            at = max(i for i, (c, _) in enumerate(cols) if c in listed) + 1
+            defs[name] = {**table, "properties": dict(cols[:at] + list(extra.items()) + cols[at:]),
+                          "required": table["required"] + list(extra)}
     return defs
 
 
@@ -58,26 +68,42 @@ def axis_columns(spec: Spec) -> list[str]:
     return [c for c, p in tables(spec)["variants"]["properties"].items() if p.get("x-axis")]
 
 
+def view_sql(table: dict) -> str:
+    """SELECT of a view: each column's x-source (default: the x-columns-from alias's column)."""
+    alias = table["x-columns-from"]
+    cols = []
+    for c, p in table["properties"].items():
+        src = p.get("x-source", f"{alias}.{c}")
+        plain = re.fullmatch(rf"(\w+)\.{c}", src)  # a column of the same name: no alias needed
+        cols.append(f'{plain.group(1)}."{c}"' if plain else f'{src} AS "{c}"')  # quoted: an axis may be a keyword
+    return f"SELECT {', '.join(cols)} FROM {table['x-from']}"
+
+
 def create_tables(db: sqlite_utils.Database, defs: dict[str, dict]) -> None:
     for name, table in defs.items():
-        props = table["properties"]
-        if "x-view" in table:
-            db.create_view(name, f"SELECT * FROM ({table['x-view']})")
-            continue
-        fks = [(col, *p["x-references"].split(".")) for col, p in props.items() if "x-references" in p]
-        if table.get("x-without-rowid"):  # sqlite-utils cannot declare WITHOUT ROWID tables
-            cols = ", ".join(f"{c} {SQL_DECL[_base_type(p)]}{'' if _nullable(p) else ' NOT NULL'}"
-                             + (f" REFERENCES {p['x-references'].replace('.', '(')})" if "x-references" in p else "")
-                             for c, p in props.items())
-            db.execute(f"CREATE TABLE {name} ({cols}, PRIMARY KEY ({', '.join(table['x-primary-key'])})) WITHOUT ROWID")
-        else:
-            pk = table["x-primary-key"]
-            db.create_table(name, {c: SQL_TYPES[_base_type(p)] for c, p in props.items()},
-                            pk=pk[0] if len(pk) == 1 else tuple(pk),
-                            not_null={c for c, p in props.items() if not _nullable(p)},
-                            foreign_keys=fks)
-        for i, cols in enumerate(table.get("x-indexes", [])):
-            db[name].create_index(cols, index_name=f"{name}_{'_'.join(cols)}")
+        if "x-from" not in table:
+            _create_table(db, name, table)
+    for name, table in defs.items():
+        if "x-from" in table:
+            db.create_view(name, view_sql(table))
+
+
+def _create_table(db: sqlite_utils.Database, name: str, table: dict) -> None:
+    props = table["properties"]
+    fks = [(col, *p["x-references"].split(".")) for col, p in props.items() if "x-references" in p]
+    if table.get("x-without-rowid"):  # sqlite-utils cannot declare WITHOUT ROWID tables
+        cols = ", ".join(f'"{c}" {SQL_DECL[_base_type(p)]}' + ("" if _nullable(p) else " NOT NULL")
+                         + (f" REFERENCES {p['x-references'].replace('.', '(')})" if "x-references" in p else "")
+                         for c, p in props.items())
+        db.execute(f"CREATE TABLE {name} ({cols}, PRIMARY KEY ({', '.join(table['x-primary-key'])})) WITHOUT ROWID")
+    else:
+        pk = table["x-primary-key"]
+        db.create_table(name, {c: SQL_TYPES[_base_type(p)] for c, p in props.items()},
+                        pk=pk[0] if len(pk) == 1 else tuple(pk),
+                        not_null={c for c, p in props.items() if not _nullable(p)},
+                        foreign_keys=fks)
+    for cols in table.get("x-indexes", []):
+        db[name].create_index(cols, index_name=f"{name}_{'_'.join(cols)}")
 
 
 def description_rows(defs: dict[str, dict]) -> list[tuple]:
@@ -96,12 +122,25 @@ def _j(value) -> str:
     return json.dumps(value, sort_keys=True)
 
 
+class _Shared:
+    """Rows stored once: the id (from 1, in order of first use) of each distinct key."""
+
+    def __init__(self):
+        self.ids: dict = {}
+
+    def id(self, key, add) -> int:
+        """The key's id; `add(id)` stores its rows the first time the key is seen."""
+        i = self.ids.get(key)
+        if i is None:
+            i = self.ids[key] = len(self.ids) + 1
+            add(i)
+        return i
+
+
 def rows(spec: Spec) -> dict[str, list[tuple]]:
     """Every table's rows, in column order of the schema."""
-    order = spec.target_order
     defs = tables(spec)
-    axes = axis_columns(spec)
-    out: dict[str, list[tuple]] = {name: [] for name, t in defs.items() if "x-view" not in t}
+    out: dict[str, list[tuple]] = {name: [] for name, t in defs.items() if "x-from" not in t}
     out["provenance"] = [("generator", f"ptxspec {__version__}"),
                          ("schema_sha256", tree_digest(schema_dir(), "*.json", exclude=("diff-report.schema.json",))),
                          ("spec_sha256", spec.digest)]
@@ -113,41 +152,158 @@ def rows(spec: Spec) -> dict[str, list[tuple]]:
                        for f in sorted(spec.families.values(), key=lambda f: f.name)]
     out["instructions"] = [(i.name, i.family, i.manual, i.opcode, i.description, json.dumps(i.rules))
                            for i in sorted(spec.instructions.values(), key=lambda i: i.name)]
-    layout_ids: dict[tuple, int] = {}
-    elements = []
+    _variant_rows(spec, defs, out)
+    _sparsity_rows(spec, out)
+    out["errata"] = [(e.id, e.family, e.title, e.manual, e.manual_says, e.truth, _j(e.evidence)) for e in spec.errata]
+    for fam, sm in sorted(spec.smem.items()):
+        out["descriptor_fields"] += [(fam, f["name"], f["lsb"], f["width"], f["encode"].source, f["description"])
+                                     for f in sm.fields]
+        out["swizzle_modes"] += [(fam, m.name, m.code, m.width, m.b, m.repeat, m.description) for m in sm.swizzle_modes]
+        out["canonical_layouts"] += [(fam, c["major"], int(c["swizzled"]), c["cute"], c["bit_offset"].source)
+                                     for c in sm.canonical_layouts]
+    out["descriptions"] = description_rows(defs)
+    return out
+
+
+def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]) -> None:
+    """variant_rows and the rows they share: requirements, signatures, layouts, numerics, evidence."""
+    order = spec.target_order
+    columns = list(defs["variant_rows"]["properties"])
+    axes = [c for c, p in defs["variant_rows"]["properties"].items() if p.get("x-axis")]
+    requirements, signatures, operands = _Shared(), _Shared(), _Shared()
+    layouts = _Layouts(out)
+
+    def add_requirement(i: int, v: Variant) -> None:
+        req, rec = v.requirement, v.as_record()
+        out["requirements"].append((i, rec["min_ptx"], json.dumps(rec["targets"]), json.dumps(rec["requires"]),
+                                    _opt(req.until_ptx)))
+        for ci, clause in enumerate(req.clauses):
+            out["requirement_clause_rows"] += [(i, ci, str(clause.ptx), t, _opt(clause.until))
+                                               for t in sorted(clause.targets, key=order)]
+        out["requirement_targets"] += [(i, t, str(req.first_ptx(spec.targets[t])), _opt(req.until(spec.targets[t])))
+                                       for t in rec["targets"]]
+
+    numerics = _numerics(spec, out)
+    evidence = _evidence(spec, out)
     for v in spec.variants:
         rec = v.as_record()
-        out["variants"].append((v.id, v.family, v.instruction, v.ptx, v.form, v.m, v.n, v.k, v.atype, v.btype, v.ctype,
-                                v.dtype, int(v.satfinite), v.op, int(v.sparse),
-                                *(v.qualifiers.get(q, "") for q in axes), rec["min_ptx"], json.dumps(rec["targets"]),
-                                json.dumps(rec["requires"]), json.dumps(rec["regs"]), json.dumps(rec["selectors"]),
-                                json.dumps(rec["metadata_nibbles"]),
-                                v.threads, v.group, v.batch, v.ptxas_only, v.hardware,
-                                _opt(v.requirement.until_ptx)))
-        for ci, clause in enumerate(v.requirement.clauses):
-            out["requirement_clauses"] += [(v.id, ci, str(clause.ptx), t, _opt(clause.until))
-                                           for t in sorted(clause.targets, key=order)]
-        out["variant_targets"] += [(v.id, t, str(v.requirement.first_ptx(spec.targets[t])),
-                                    _opt(v.requirement.until(spec.targets[t]))) for t in rec["targets"]]
-        for pos, o in enumerate(v.operands):
+        defs_ids = []
+        for o in v.operands:
             lid = per_reg = None
             if o.kind == "fragment" and o.matrix in v.fragment_layouts:  # else: register count only, no map
-                layout, _, shape = v.fragment_layouts[o.matrix]
-                key = (layout.name, layout.shape_key(*shape))
-                fm = v.fragment_map(o.matrix)
-                per_reg = fm.per_reg
-                lid = layout_ids.get(key)
-                if lid is None:
-                    lid = layout_ids[key] = len(layout_ids) + 1
-                    out["layouts"].append((lid, layout.name, _j(dict(key[1])), fm.rows, fm.cols, fm.threads,
-                                           fm.elements, layout.replicas, layout.observed_on))
-                    t = np.repeat(np.arange(fm.threads), fm.elements)
-                    e = np.tile(np.arange(fm.elements), fm.threads)
-                    elements.append(np.stack([np.full(t.size, lid), t, e, fm.row.ravel(), fm.col.ravel()], axis=1))
-            out["operands"].append((v.id, pos, o.name, o.kind, o.io, o.matrix, o.regs, o.reg_type, o.element_type, lid,
-                                    per_reg, _j(list(o.values)) if o.values is not None else None, o.min_value,
-                                    int(o.optional)))
-    out["layout_elements"] = np.concatenate(elements).tolist() if elements else []  # rows as lists: no copies
+                lid, per_reg = layouts.id(v, o.matrix)
+            row = (o.name, o.kind, o.io, o.matrix, o.regs, o.reg_type, o.element_type, lid, per_reg,
+                   _j(list(o.values)) if o.values is not None else None, o.min_value, int(o.optional))
+            defs_ids.append(operands.id(row, lambda i, row=row: out["operand_defs"].append((i, *row))))
+        sig_key = (json.dumps(rec["regs"]), tuple(defs_ids))
+
+        def add_signature(i: int, key=sig_key) -> None:
+            out["signatures"].append((i, key[0]))
+            out["signature_operands"] += [(i, pos, d) for pos, d in enumerate(key[1])]
+
+        values = {
+            "id": v.id, "family": v.family, "instruction": v.instruction, "ptx": v.ptx, "form": v.form,
+            "m": v.m, "n": v.n, "k": v.k, "atype": v.atype, "btype": v.btype, "ctype": v.ctype, "dtype": v.dtype,
+            "satfinite": int(v.satfinite), "op": v.op, "sparse": int(v.sparse),
+            **{q: v.qualifiers.get(q, "") for q in axes},
+            "requirement": requirements.id(v.requirement, lambda i, v=v: add_requirement(i, v)),
+            "signature": signatures.id(sig_key, add_signature),
+            "selectors": json.dumps(rec["selectors"]), "metadata_nibbles": json.dumps(rec["metadata_nibbles"]),
+            "threads": v.threads, "grp": v.group, "batch": v.batch, "ptxas_only": v.ptxas_only,
+            "hardware": v.hardware, "numerics": numerics.get(v.id), "evidence": evidence.get(v.id),
+        }
+        out["variant_rows"].append(tuple(values[c] for c in columns))
+    layouts.finish()
+
+
+class _Layouts:
+    """Each evaluated fragment layout once (`layouts`), its elements as a tile repeated along the
+    matrix (`layout_tiling`), each distinct tile once (`tile_elements`)."""
+
+    def __init__(self, out: dict[str, list[tuple]]):
+        self.out = out
+        self.ids: dict[tuple, int] = {}
+        self.tiles: dict[tuple, int] = {}
+        self.elements: list[np.ndarray] = []
+
+    def id(self, v: Variant, matrix: str) -> tuple[int, int]:
+        """(layout id, elements per register) of a fragment of the variant."""
+        layout, _, shape = v.fragment_layouts[matrix]
+        key = (layout.name, layout.shape_key(*shape))
+        fm = v.fragment_map(matrix)
+        lid = self.ids.get(key)
+        if lid is None:
+            lid = self.ids[key] = len(self.ids) + 1
+            self.out["layouts"].append((lid, layout.name, _j(dict(key[1])), fm.rows, fm.cols, fm.threads,
+                                        fm.elements, layout.replicas, layout.observed_on))
+            self._tile(lid, np.asarray(fm.row).reshape(fm.threads, fm.elements),
+                       np.asarray(fm.col).reshape(fm.threads, fm.elements))
+        return lid, fm.per_reg
+
+    def _tile(self, lid: int, row: np.ndarray, col: np.ndarray) -> None:
+        width, row_step, col_step = tiling(row, col)
+        t, head_r, head_c = row.shape[0], row[:, :width], col[:, :width]
+        key = (t, width, head_r.tobytes(), head_c.tobytes())
+        tile = self.tiles.get(key)
+        if tile is None:
+            tile = self.tiles[key] = len(self.tiles) + 1
+            th = np.repeat(np.arange(t), width)
+            e = np.tile(np.arange(width), t)
+            self.elements.append(np.stack([np.full(th.size, tile), th, e, head_r.ravel(), head_c.ravel()], axis=1))
+        self.out["layout_tiling"].append((lid, tile, width, row.shape[1] // width, row_step, col_step))
+
+    def finish(self) -> None:
+        self.out["tile_elements"] = np.concatenate(self.elements).tolist() if self.elements else []
+        most = max((r[3] for r in self.out["layout_tiling"]), default=0)
+        self.out["integers"] = [(n,) for n in range(most)]
+
+
+def tiling(row: np.ndarray, col: np.ndarray) -> tuple[int, int, int]:
+    """(width, row step, col step): the fewest leading elements per thread whose copies, each moved by
+    (row step, col step) from the one before, are every thread's elements in order."""
+    threads, elements = row.shape
+    for width in range(1, elements + 1):
+        if elements % width:
+            continue
+        reps = elements // width
+        if reps == 1:
+            return width, 0, 0
+        step = np.arange(reps)[None, :, None]
+        dr, dc = int(row[0, width] - row[0, 0]), int(col[0, width] - col[0, 0])
+        if (row.reshape(threads, reps, width) == row[:, None, :width] + step * dr).all() and \
+                (col.reshape(threads, reps, width) == col[:, None, :width] + step * dc).all():
+            return width, dr, dc
+    raise AssertionError("unreachable: one copy of every element is a tiling")
+
+
+def _numerics(spec: Spec, out: dict[str, list[tuple]]) -> dict[str, int]:
+    """numerics_results; variant id -> its result."""
+    from ..numerics import status_rows  # the executors' arithmetic and its measured status
+    results, ids = _Shared(), {}
+    for vid, *rest in status_rows(spec):
+        ids[vid] = results.id(tuple(rest), lambda i, rest=rest: out["numerics_results"].append((i, *rest)))
+    return ids
+
+
+def _evidence(spec: Spec, out: dict[str, list[tuple]]) -> dict[str, int]:
+    """evidence (the campaigns), evidence_results and evidence_sets; variant id -> its set."""
+    results, sets = _Shared(), _Shared()
+    per_variant: dict[str, list[int]] = {}
+    for e in spec.evidence.campaigns:
+        out["evidence"].append((e.campaign, e.date, e.hardware, e.target, e.device, e.toolchain, e.proves, e.method,
+                                e.notes, json.dumps(list(e.records))))
+        for vid, r in e.results.items():
+            row = (e.campaign, e.proves, r.cases, r.outputs, r.mismatches)
+            per_variant.setdefault(vid, []).append(
+                results.id(row, lambda i, row=row: out["evidence_results"].append((i, *row))))
+    ids = {}
+    for vid, found in per_variant.items():
+        key = tuple(sorted(found))
+        ids[vid] = sets.id(key, lambda i, key=key: out["evidence_sets"].extend((i, r) for r in key))
+    return ids
+
+
+def _sparsity_rows(spec: Spec, out: dict[str, list[tuple]]) -> None:
     seen = set()
     for v in spec.variants:
         sp = v.sparsity
@@ -159,22 +315,6 @@ def rows(spec: Spec) -> dict[str, list[tuple]]:
             for t in np.nonzero(mask)[0].tolist():
                 out["sparsity_metadata"] += [(sp.name, v.m, v.k, sel, t, n, int(row[t, n]), int(chunk[t, n]))
                                              for n in range(8)]
-    out["errata"] = [(e.id, e.family, e.title, e.manual, e.manual_says, e.truth, _j(e.evidence)) for e in spec.errata]
-    for e in spec.evidence.campaigns:
-        out["evidence"].append((e.campaign, e.date, e.hardware, e.target, e.device, e.toolchain, e.proves, e.method,
-                                e.notes, json.dumps(list(e.records))))
-        out["variant_evidence"] += [(vid, e.campaign, e.proves, r.cases, r.outputs, r.mismatches)
-                                    for vid, r in e.results.items()]
-    for fam, sm in sorted(spec.smem.items()):
-        out["descriptor_fields"] += [(fam, f["name"], f["lsb"], f["width"], f["encode"].source, f["description"])
-                                     for f in sm.fields]
-        out["swizzle_modes"] += [(fam, m.name, m.code, m.width, m.b, m.repeat, m.description) for m in sm.swizzle_modes]
-        out["canonical_layouts"] += [(fam, c["major"], int(c["swizzled"]), c["cute"], c["bit_offset"].source)
-                                     for c in sm.canonical_layouts]
-    from ..numerics import status_rows  # the executors' arithmetic and its measured status
-    out["numerics_status"] = status_rows(spec)
-    out["descriptions"] = description_rows(defs)
-    return out
 
 
 def connect(spec: Spec, table_rows: dict[str, list[tuple]] | None = None) -> sqlite3.Connection:
