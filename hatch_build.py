@@ -15,6 +15,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 def _paths_module(root: Path):
     spec = importlib.util.spec_from_file_location("_ptxspec_paths", root / "generators" / "ptxspec" / "paths.py")
+    assert spec is not None and spec.loader is not None  # a .py file always has a spec and a loader
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

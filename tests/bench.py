@@ -150,7 +150,7 @@ def executor_bench(spec):
                 f"{D}.m64n256k8.f32.tf32.tf32", f"{D}.m64n256k32.f32.e4m3.e5m2", f"{SP}.m64n256k32.f32.f16.f16",
                 f"{D}.m64n256k32.s32.s8.s8"):
         v, ops, _, _ = _wgmma_inputs(spec, ptx, "reg", 64)
-        secs = timed(lambda: v.execute(**ops), repeat=3)
+        secs = timed(lambda v=v, ops=ops: v.execute(**ops), repeat=3)
         print(f"{'execute ' + ptx.split('aligned.')[1] + ' x64':45s} {64 * v.m * v.n / secs / 1e6:9.2f} M outputs/s")
     v, ops, A, B = _wgmma_inputs(spec, f"{D}.m64n256k32.s32.s8.s8", "reg", 1000, seed=1)
     t_exec = timed(lambda: v.execute(**ops), repeat=3)

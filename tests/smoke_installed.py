@@ -9,7 +9,6 @@ example) and the README's Python blocks. Prints one line per check and `N passed
 """
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tempfile

@@ -277,7 +277,6 @@ def test_small_integers_give_the_exact_product(spec):
             sa, sb = ml_codes("e4m3", SA), ml_codes("e4m3", SB)
         blk = np.arange(K) // (K // sv)
         want = (Av * SA[:, blk]) @ (Bv * SB[blk, :]) + Cv  # exact: integers and short binary fractions
-        kept = None
         if v.sparse:
             kept_idx = sparse_mod.random_kept(v, rng, v.metadata_nibbles)
             mask = kept_mask(v, kept_idx)

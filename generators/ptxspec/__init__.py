@@ -8,8 +8,14 @@
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 __all__ = ["load", "Spec", "Variant", "SpecError"]
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:  # for type checkers; at run time __getattr__ imports them on first use
+    from .errors import SpecError
+    from .model import Spec, Variant
 
 
 def load(spec_dir=None, evidence_dir=None):

@@ -18,6 +18,7 @@ _FORKED_SPEC: Spec | None = None  # the model a forked worker builds the databas
 
 
 def _database_in_child() -> dict[str, bytes]:
+    assert _FORKED_SPEC is not None  # set by artifacts() before the fork
     return sqlite.build(_FORKED_SPEC)
 
 

@@ -17,6 +17,8 @@ are the spec's (`Variant.unpack/pack`, `ptxspec.smem`, `ptxspec.sparse`).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from . import numerics as nm
@@ -226,8 +228,8 @@ def operand_matrices(v, *, smem=None, smem_origin: int = 0, **ops):
         if batch not in (None, img.shape[0]):
             raise ValueError(f"{v.id}: smem batch {img.shape[0]} != register batch {batch}")
         batch = img.shape[0]
-    imm = {n: int(ops[n]) if n in ops else kind_of(o).executor_default(o)
-           for n, o in names.items() if kind_of(o).scalar}
+    imm: dict[str, Any] = {n: int(ops[n]) if n in ops else kind_of(o).executor_default(o)
+                           for n, o in names.items() if kind_of(o).scalar}
     acc = _accumulator(v)
     c = _unpack(v, acc, _regs(v, acc, ops[acc]))
     if "a" in names:
@@ -251,7 +253,7 @@ def operand_matrices(v, *, smem=None, smem_origin: int = 0, **ops):
 def compute(v, a, b, c, imm: dict, p: nm.NumericsParams | None = None) -> np.ndarray:
     """D codes (..., M, N) from A, B, C codes and the immediates (scale_d, imm_scale_a/b);
     `p` overrides the variant's arithmetic parameters (hypothesis tests)."""
-    q = getattr(v, "batch", 1)
+    q = v.batch
     if q > 1 and a.shape[-2] == v.m * q:  # independent products stacked: A and C by rows, B by columns
         M, N = v.m, v.n
         a = a.reshape(a.shape[:-2] + (q, M, a.shape[-1]))

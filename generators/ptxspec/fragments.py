@@ -12,6 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .errors import Pos
 from .expr import ExprError, Formula, compile_formula
 
 LAYOUT_NAMES = frozenset({"t", "i", "M", "N", "K"})
@@ -31,7 +32,7 @@ class FragmentLayout:
     elements: Formula
     row: Formula
     col: Formula
-    pos: object = field(compare=False, default=None)
+    pos: Pos = field(compare=False, default=Pos(""))
     # Each element is held this many times; copy j is elements j*E/replicas .. (j+1)*E/replicas - 1
     # of every thread (wmma .f16 A and B), and an instruction reads the first copy.
     replicas: int = 1
@@ -40,7 +41,7 @@ class FragmentLayout:
     observed_on: str = ""
 
     @staticmethod
-    def build(name: str, data: dict, pos=None) -> "FragmentLayout":
+    def build(name: str, data: dict, pos: Pos) -> "FragmentLayout":
         c = lambda key, names: compile_formula(str(data[key]), names)
         return FragmentLayout(name, data["description"], c("rows", SHAPE_NAMES), c("cols", SHAPE_NAMES),
                               c("elements", SHAPE_NAMES), c("row", LAYOUT_NAMES), c("col", LAYOUT_NAMES), pos,
@@ -209,11 +210,11 @@ class Sparsity:
     row: Formula
     chunk_index: Formula
     valid_nibbles: tuple[int, ...]
-    pos: object = field(compare=False, default=None)
+    pos: Pos = field(compare=False, default=Pos(""))
     unit_elements: int = 1  # elements per index unit (2 for 4-bit types: pair-wise sparsity)
 
     @staticmethod
-    def build(name: str, data: dict, pos=None) -> "Sparsity":
+    def build(name: str, data: dict, pos: Pos) -> "Sparsity":
         c = lambda key: compile_formula(str(data[key]), META_NAMES)
         return Sparsity(name, data["description"], data["unit_bits"], data["element_units"], data["chunk"],
                         data["kept"], tuple(data["selectors"]), c("contributes"), c("row"), c("chunk_index"),

@@ -96,13 +96,15 @@ class Requirement:
     def until(self, target: Target) -> Version | None:
         """The first PTX version from which the target no longer accepts it (None: it still does)."""
         ends = [c.until for c in self.clauses if target.name in c.targets]
-        return None if not ends or None in ends else max(ends)
+        known = [e for e in ends if e is not None]
+        return max(known) if ends and len(known) == len(ends) else None
 
     @property
     def until_ptx(self) -> Version | None:
         """The first PTX version that no target accepts it at any more (None: some target still does)."""
         ends = [c.until for c in self.clauses]
-        return None if None in ends else max(ends)
+        known = [e for e in ends if e is not None]
+        return max(known) if len(known) == len(ends) else None
 
     @property
     def targets(self) -> frozenset[str]:

@@ -9,7 +9,7 @@ registered in `KINDS`; nothing else branches on operand kinds.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:  # the model imports this module
@@ -189,6 +189,7 @@ class Fragment(OperandKind):
         st.pieces.append(("list", refs))
 
     def c_doc(self, o, v):
+        assert o.matrix is not None  # a fragment names its matrix (the resolver checks)
         if o.matrix not in v.fragment_layouts:  # register count only, no map
             return (f"{o.name} ({o.io}): {o.regs} x .{o.reg_type}: {o.element_type} matrix {o.matrix.upper()} "
                     f"(no fragment map)")
@@ -214,7 +215,8 @@ class Descriptor(OperandKind):
         st.memory = True
 
     def c_doc(self, o, v):
-        return (f"{o.name}: 64-bit shared-memory matrix descriptor of {o.matrix.upper()} "
+        of = f" of {o.matrix.upper()}" if o.matrix else ""
+        return (f"{o.name}: 64-bit shared-memory matrix descriptor{of} "
                 f"(ptxspec::smem_{v.family}::make_descriptor)")
 
 

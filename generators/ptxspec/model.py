@@ -16,6 +16,7 @@ import numpy as np
 
 from .errors import Pos
 from .evidence import EvidenceIndex
+from .expr import Formula
 from .fragments import FragmentLayout, FragmentMap, Sparsity
 from .isa import Requirement, Target, Version
 
@@ -166,7 +167,7 @@ class Variant:
         """The map of a matrix ('a'..'d') or of the fragment operand of that name (wmma.load's 'r')."""
         cache = self.spec._map_cache
         if operand not in self.fragment_layouts:
-            named = [o.matrix for o in self.operands if o.name == operand and o.kind == "fragment"]
+            named = [o.matrix for o in self.operands if o.name == operand and o.kind == "fragment" and o.matrix]
             operand = named[0] if named else operand
         if operand not in self.fragment_layouts:
             raise KeyError(f"{self.id} has no register fragment {operand!r}; it has "
@@ -310,7 +311,7 @@ class SharedMemory:
     description: str
     fields: list[dict]
     swizzle_modes: list[SwizzleMode]
-    swizzle: object
+    swizzle: Formula
     canonical_layouts: list[dict]
 
 

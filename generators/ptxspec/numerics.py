@@ -283,7 +283,6 @@ def _specials(fa: Fields, fb: Fields, fc: Fields, kept=None):
     afin = ~a_inf & ~a_zero & ~a_nan & present
     afin_p, afin_n = afin & ~fa.neg, afin & fa.neg
     bfin_p, bfin_n = ~b_inf & ~b_zero & ~b_nan & ~fb.neg, ~b_inf & ~b_zero & ~b_nan & fb.neg
-    a_p, a_n = ainf_p | afin_p, ainf_n | afin_n
     b_p, b_n = binf_p | bfin_p, binf_n | bfin_n
     # an infinite product: one factor infinite, the other nonzero finite or infinite
     pos = (f(ainf_p) @ f(b_p) + f(ainf_n) @ f(b_n) + f(afin_p) @ f(binf_p) + f(afin_n) @ f(binf_n)) > 0
@@ -566,7 +565,7 @@ def integer_mma(spec, a_codes, b_codes, c_codes, atype, btype, ctype, satfinite:
         if spec.types[ctype].bits == 32 and spec.types[ctype].signed:
             c = c.astype(np.uint32, copy=False).view(np.int32)  # s32 codes: a view, no decoding pass
         else:
-            c = decode(spec, ctype, c)
+            c = _int_values(spec, ctype, c).astype(np.int64)
         d += c
     if satfinite:
         np.clip(d, -(1 << 31), (1 << 31) - 1, out=d)

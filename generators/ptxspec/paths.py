@@ -30,6 +30,7 @@ PACKAGE_DATA = (
     "examples/*.j2",
 )
 DATA_PACKAGE_DIR = "data"  # inside the `ptxspec` package
+_PACKAGE: str = __package__ or __name__.rpartition(".")[0]
 
 
 class DataNotFound(Exception):
@@ -39,7 +40,7 @@ class DataNotFound(Exception):
 @lru_cache(maxsize=1)
 def checkout_root() -> Path | None:
     """The source checkout this package runs from, or None when it is installed from a wheel."""
-    packaged = resources.files(__package__) / DATA_PACKAGE_DIR
+    packaged = resources.files(_PACKAGE) / DATA_PACKAGE_DIR
     if packaged.is_dir():
         return None
     root = Path(__file__).resolve().parents[2]
@@ -51,7 +52,7 @@ def checkout_root() -> Path | None:
 @lru_cache(maxsize=1)
 def data_root() -> Path:
     """The directory holding spec/, schema/, generated/... (package data, or the checkout)."""
-    packaged = resources.files(__package__) / DATA_PACKAGE_DIR
+    packaged = resources.files(_PACKAGE) / DATA_PACKAGE_DIR
     if packaged.is_dir():
         if not isinstance(packaged, Path):  # a zipped install: package data must be real files here
             raise DataNotFound(f"ptxspec's package data is not on the file system ({packaged}); "

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .expr import Formula
+
 __all__ = [
     "descriptor_fields", "encode_descriptor", "decode_descriptor", "swizzle_mode", "canonical_layout",
     "operand_shape", "element_bits", "operand_layout", "operand_byte_addresses", "write_matrix", "read_matrix",
@@ -29,8 +31,11 @@ __all__ = [
 
 
 def _smem(spec_or_variant, family: str | None = None):
-    spec = getattr(spec_or_variant, "spec", spec_or_variant)
-    fam = family or getattr(spec_or_variant, "family", None)
+    from .model import Variant
+    if isinstance(spec_or_variant, Variant):  # its family's shared memory, unless another is named
+        spec, fam = spec_or_variant.spec, family or spec_or_variant.family
+    else:
+        spec, fam = spec_or_variant, family
     if fam is None:
         if len(spec.smem) != 1:
             raise ValueError(f"name the family: the spec describes shared memory of {sorted(spec.smem)}")
@@ -49,7 +54,7 @@ class _Field:
     name: str
     lsb: int
     width: int
-    encode: object  # Formula over x
+    encode: Formula  # over x
     inverse: tuple[tuple[int, int], ...]  # (field bit, value bit) pairs
 
     def encode_value(self, x: int) -> int:

@@ -11,12 +11,12 @@ import json
 import os
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import best_match
+from jsonschema.protocols import Validator
 from referencing import Registry, Resource
 
 from .errors import Pos, Problems, SpecError
@@ -28,7 +28,7 @@ SCHEMA_BASE = "https://ptxspec.dev/schema/"
 
 
 @lru_cache(maxsize=1)
-def _validators() -> dict[str, jsonschema.protocols.Validator]:
+def _validators() -> dict[str, Validator]:
     schemas = {}
     for path in sorted(schema_dir().glob("*.schema.json")):
         if path.name == "database.schema.json":
@@ -41,7 +41,9 @@ def _validators() -> dict[str, jsonschema.protocols.Validator]:
 
 
 def schema_of(kind: str) -> dict:
-    return _validators()[kind].schema
+    schema = _validators()[kind].schema
+    assert isinstance(schema, dict)  # every schema file is an object
+    return schema
 
 
 class Tree(dict):
@@ -97,10 +99,10 @@ def _schema_problems(doc: Document, problems: Problems) -> None:
                 break
         path = list(error.absolute_path)
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-            allowed = error.schema.get("properties", {})
+            allowed = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
             for key in error.instance:
                 if key not in allowed:
-                    pos = _key_pos(doc.data, path, key) or locate(doc.data, path)
+                    pos = _key_pos(doc.data, path, key) or locate(doc.data, path) or Pos(doc.path)
                     problems.add(pos, f"unknown key {key!r}{did_you_mean(key, allowed)}")
             continue
         pos = locate(doc.data, path) or Pos(doc.path)
@@ -123,7 +125,7 @@ def _message(error) -> str:
     return error.message
 
 
-def read_tree(spec_dir: str | os.PathLike | None = None) -> dict[str, list[Document]]:
+def read_tree(spec_dir: str | os.PathLike | None = None) -> Tree:
     """Parse and schema-check every `*.yaml` under spec_dir, grouped by kind."""
     root = Path(spec_dir) if spec_dir is not None else default_spec_dir()
     problems = Problems()

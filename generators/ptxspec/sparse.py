@@ -61,7 +61,7 @@ def nibble_to_kept(variant, nibble) -> np.ndarray:
 def kept_to_nibble(variant, kept) -> np.ndarray:
     g = geometry(variant)
     kept = np.asarray(kept, dtype=np.int64)
-    return sum(kept[..., j] << (g["index_bits"] * j) for j in range(kept.shape[-1]))
+    return np.asarray(sum(kept[..., j] << (g["index_bits"] * j) for j in range(kept.shape[-1])))
 
 
 def random_kept(variant, rng, nibbles=None) -> np.ndarray:

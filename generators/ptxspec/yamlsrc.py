@@ -91,6 +91,7 @@ class _Converter:
         try:
             if isinstance(node, yaml.MappingNode):
                 return self.mapping(node)
+            assert isinstance(node, yaml.SequenceNode)  # the third kind of YAML node
             return self.sequence(node)
         finally:
             self.depth -= 1

@@ -149,7 +149,6 @@ def derive_metadata(spec, cases, outputs, sent, verbose=False) -> dict:
     them apart from the metadata). In each chunk the packed elements are found by value, their
     positions make the nibble, the nibble is a digit of the governing slot 8t + n. Returns
     kernel -> {"variant", "sel", "slots": (M, chunks) slot or -1, "problems"}."""
-    import gen_mma as G
     groups = defaultdict(lambda: defaultdict(list))
     for c in cases:
         if c.kind == "meta-probe":

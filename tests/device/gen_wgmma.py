@@ -157,7 +157,7 @@ def kernel_source(spec, k: dict) -> str:
     vid, form = k["variant"].rsplit(":", 1)
     v = spec.variant(vid, form)
     name = f"wg_k{k['id']}"
-    outs, ins, parts = [], [], []
+    outs, ins = [], []
     loads, stores = [], []
     n_d = v.operand("d").regs
 

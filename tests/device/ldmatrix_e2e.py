@@ -255,7 +255,7 @@ def kernel_source(kid: int, s: Sample) -> str:
             "  const uint32_t tid = threadIdx.x;",
             f"  const uint32_t* cin = in + {T * (2 if s.b is not None else 1)};"]
     body.append("  uint32_t " + ", ".join([f"a{i}" for i in range(na)] + [f"b{i}" for i in range(nb)]) + ";")
-    body.append(f"  const uint32_t pa = TARGET + in[tid];")
+    body.append("  const uint32_t pa = TARGET + in[tid];")
     outs = ", ".join(f"\"=r\"(a{i})" for i in range(na))
     body.append(f"  asm volatile(\"{s.a.form('ldmatrix')} {regs_list(0, na)}, [%{na}];\\n\" : {outs} : \"r\"(pa) : \"memory\");")
     if s.b is not None:

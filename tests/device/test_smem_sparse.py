@@ -33,7 +33,7 @@ def test_descriptor_rejects_unrepresentable(spec, bad):
     (f"{D}.m64n72k16.f32.f16.f16", "K"), (f"{D}.m64n72k16.f32.bf16.bf16", "MN"),
     (f"{D}.m64n72k8.f32.tf32.tf32", "K"), (f"{D}.m64n72k32.f16.e4m3.e5m2", "K"),
     (f"{D}.m64n64k32.s32.u8.s8", "K"), (f"{D}.m64n64k256.s32.b1.b1.and.popc", "K"),
-    (f"wgmma.mma_async.sp.sync.aligned.m64n72k32.f32.f16.f16", "MN"),
+    ("wgmma.mma_async.sp.sync.aligned.m64n72k32.f32.f16.f16", "MN"),
 ])
 @pytest.mark.parametrize("mode", ["none", "32B", "64B", "128B"])
 def test_write_read_round_trip(spec, ptx, major, mode):

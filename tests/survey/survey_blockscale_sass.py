@@ -73,7 +73,7 @@ def operands_ptx(v, sel: dict[str, tuple[int, int]]):
 
 def kernel(name: str, v, sel) -> str:
     decl, loads, ops, stores = operands_ptx(v, sel)
-    body = [f".visible .entry {name}(.param .u64 p)", "{", *decl, f"  ld.param.u64 %rd0, [p];",
+    body = [f".visible .entry {name}(.param .u64 p)", "{", *decl, "  ld.param.u64 %rd0, [p];",
             "  cvta.to.global.u64 %rd1, %rd0;", *loads, f"  {v.ptx} {ops};", *stores, "  ret;", "}", ""]
     return "\n".join(body)
 

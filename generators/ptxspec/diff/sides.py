@@ -170,8 +170,8 @@ def load_side(side: Side) -> Side:
         side.docs, side.spec, side.index = _LOADED[key]
         return side
     try:
-        side.docs = read_tree(side.spec_dir)
-        side.spec = build_model(side.docs, evidence=False)  # a spec diff compares specs, not campaigns
+        side.docs = tree = read_tree(side.spec_dir)
+        side.spec = build_model(tree, evidence=False)  # a spec diff compares specs, not campaigns
     except SpecError as exc:
         lines, notes = [], []
         for p in exc.problems:

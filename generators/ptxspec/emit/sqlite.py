@@ -103,7 +103,7 @@ def _create_table(db: sqlite_utils.Database, name: str, table: dict) -> None:
                         not_null={c for c, p in props.items() if not _nullable(p)},
                         foreign_keys=fks)
     for cols in table.get("x-indexes", []):
-        db[name].create_index(cols, index_name=f"{name}_{'_'.join(cols)}")
+        db.table(name).create_index(cols, index_name=f"{name}_{'_'.join(cols)}")
 
 
 def description_rows(defs: dict[str, dict]) -> list[tuple]:
@@ -309,6 +309,7 @@ def _sparsity_rows(spec: Spec, out: dict[str, list[tuple]]) -> None:
         sp = v.sparsity
         if sp is None or (sp.name, v.m, v.k) in seen:
             continue
+        assert v.m is not None and v.n is not None and v.k is not None  # a sparse group has a shape
         seen.add((sp.name, v.m, v.k))
         for sel in sp.selectors:
             mask, row, chunk = sp.metadata_map(v.threads, v.m, v.n, v.k, sel)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..errors import Problems
 from ..evidence import check_against, default_evidence_dir, read_evidence
 from ..model import Spec
-from ..source import Document
+from ..source import Tree
 from .base import Context, Origin
 from .errata import check_unused_layouts, resolve_errata
 from .instructions import InstructionResolver, fill_template
@@ -18,7 +18,7 @@ from .tables import resolve_families, resolve_isa, resolve_layouts, resolve_smem
 __all__ = ["build_model", "Origin", "fill_template"]
 
 
-def build_model(docs: dict[str, list[Document]], evidence_dir=None, *, evidence: bool = True) -> Spec:
+def build_model(docs: Tree, evidence_dir=None, *, evidence: bool = True) -> Spec:
     """The model of a spec tree (`source.read_tree`), joined with the evidence in `evidence_dir`
     (default: the `evidence` directory beside the tree, when there is one; none when `evidence`
     is false: a spec diff compares specs, not campaigns)."""

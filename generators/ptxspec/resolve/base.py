@@ -3,7 +3,7 @@ requirements, and `Origin`, the YAML node a resolved fact came from."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..errors import Pos, Problems
 from ..expr import ExprError, Formula, compile_formula
@@ -77,6 +77,14 @@ class Context:
                 return None
             ts = frozenset(t for t in ts if targets[t].ptx < until)
         return Clause(v, ts, until)
+
+    @overload
+    def requirement(self, node, versions: list[Version], targets: dict[str, Target],
+                    stop_on_error: Literal[False]) -> Requirement: ...
+
+    @overload
+    def requirement(self, node, versions: list[Version], targets: dict[str, Target],
+                    stop_on_error: Literal[True]) -> Requirement | None: ...
 
     def requirement(self, node, versions: list[Version], targets: dict[str, Target],
                     stop_on_error: bool) -> Requirement | None:

@@ -5,6 +5,7 @@ what it resolved; problems go to the shared context."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -13,10 +14,10 @@ from ..expr import ExprError, compile_formula
 from ..fragments import META_NAMES, FragmentLayout, Sparsity
 from ..isa import Target, Version
 from ..model import OPCODE_FIELDS, Axis, ElementType, Family, MatrixDims, SharedMemory, SwizzleMode
-
-MATRIX_NAMES = frozenset({"M", "N", "K", "batch", "sparse"})
 from ..source import Document, did_you_mean
 from .base import Context, Origin, int_set
+
+MATRIX_NAMES = frozenset({"M", "N", "K", "batch", "sparse"})
 
 
 @dataclass
@@ -132,6 +133,7 @@ def resolve_layouts(ctx: Context, docs: list[Document], targets: dict[str, Targe
     first_pos: dict[str, Pos] = {}
     for doc in docs:
         d = doc.data
+        table: dict[str, Any]  # layouts or sparsities by name
         for section, cls, table in (("fragments", FragmentLayout, out.fragments),
                                     ("sparsity", Sparsity, out.sparsities)):
             entries = d.get(section, {})
@@ -193,6 +195,8 @@ def resolve_smem(ctx: Context, docs: list[Document], families: dict[str, Family]
             off = ctx.formula(c, "bit_offset", frozenset({"mn", "k", "bits", "W", "LBO", "SBO"}), d.pos)
             layouts.append({"major": c["major"], "swizzled": c["swizzled"], "cute": c["cute"], "bit_offset": off})
         _sample_smem(ctx, d, fields, swz, modes, layouts)
+        if swz is None:  # reported; the spec will not load
+            continue
         out[d["family"]] = SharedMemory(family=d["family"], description=d["description"], fields=fields,
                                         swizzle_modes=modes, swizzle=swz, canonical_layouts=layouts)
     return out

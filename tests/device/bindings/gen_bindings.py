@@ -241,7 +241,6 @@ def wmma_kernel_source(p: dict, idx: int, in_off: dict, out_off: int) -> str:
             stride = f", {rg[role]['ld']}u" if ch["stride"][role] else ""
             body.append(f"  ptxspec::{cbind.name(ch[role])}(" + (f"r, {addr[role]}" if role == "c" else f"{addr[role]}, r")
                         + f"{stride});")
-        mv_ops = []
     decl = {}
     for o in (mv.operands if mv is not None else []):
         _, ctype = cbind.REGISTER[o.reg_type]
@@ -348,7 +347,6 @@ def digest(w: np.ndarray) -> int:
 
 def plan(spec, v, idx: int) -> dict:
     rng = np.random.default_rng([SEED, idx])
-    fa, fb = (v.fragment_map("a") if "a" in v.fragment_layouts else None), None
     m_rows = v.m * v.batch
     n_cols = v.n * v.batch
     A = draw(spec, v.atype, (m_rows, v.k), rng)

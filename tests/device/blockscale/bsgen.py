@@ -118,7 +118,7 @@ def kernel_source(k: dict, v) -> str:
                 loads.append(f"  const {ctype} {name} = {val};")
                 ins.append(f'"{letter}"({name})')
                 off += 1
-            names.append(f"%{{}}")
+            names.append("%{}")
         texts.append(("{" + ", ".join(names) + "}") if o.kind == "fragment" else names[0])
     n_in, n_out = off, len(stores)
     operands = ", ".join(texts)

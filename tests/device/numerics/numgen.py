@@ -490,7 +490,6 @@ def run_mma_kernels(spec, ks, build: Path, work: Path, tag: str):
 
 def expected_words(spec, v, cases, params=None):
     """Executor output for every case, as (cases, threads, words) uint32."""
-    outs = []
     # group cases by descriptors (the executor takes one descriptor set, or one per case)
     batch_keys = {}
     for i, c in enumerate(cases):
@@ -607,7 +606,7 @@ def _worker(args):
         try:
             v, cases, hw, err = run_wgmma_kernel(spec, k, Path(build), Path(work))
             recs.append(compare_kernel(spec, k, v, cases, hw, err))
-        except Exception as exc:  # noqa: BLE001 - reported, never hidden
+        except Exception:  # noqa: BLE001 - reported, never hidden
             import traceback
             recs.append({"kernel": k["id"], "variant": k["variant"], "imm": k["imm"], "error": traceback.format_exc()[-600:]})
     if mm:

@@ -22,6 +22,8 @@ def changed(d):
         if (ab and ab[:2]) == (ah and ah[:2]):
             continue
         show = lambda a: "no model" if a is None else f"{a[0]} {dict(a[1])}"  # noqa: E731
-        where, side = (ah[2].pos, "head") if ah is not None else (ab[2].pos, "base")
+        shown, side = (ah, "head") if ah is not None else (ab, "base")
+        assert shown is not None  # the two differ: one side has a model
+        where = shown[2].pos
         yield Finding(f"{hv.id} arithmetic", f"{hv.id}: arithmetic {show(ab)} -> {show(ah)}", where, side=side,
                       summary=f"arithmetic {show(ab)} -> {show(ah)}", variant=hv, before=show(ab), after=show(ah))
