@@ -1,28 +1,34 @@
 """The figures of the docs, as data: what each one draws and stands for, and how it is drawn.
 
-A figure kind is a class with a `kind` name (its caption template is `figures/<kind>.txt.j2`),
-a `key` naming it within its family, a `title`, an `order` among figures of its kind, the
-`layout_name` its map comes from and the family `page` that shows it (with an `anchor` where a
-section there is headed by the title), `attrs()` (the
-data attributes the SVG carries for tests and tools: what the drawing shows, never where it is used)
-and `draw(lines)` (the SVG, given the caption lines). A collector records which operand of which
-variant a figure draws (`Figures.use`); every group's map table lists those uses, whatever the kind.
-So a new kind of map (scale factors, a TMEM layout) is a class and a collector here, a caption
-template, and a section on the page its `page` names. Drawings are shared: `docs.build` writes each distinct SVG once under docs/figures/, named by
-the `key` of the first figure that draws it, and sets `path` on every figure that draws it. Collectors turn the model into figures; `FIGURE_KINDS` lists the
-collectors, so a new kind of figure (a scale-factor map, a TMEM layout) is one class and one
-collector here, one caption template, and a section template where pages show it.
+Every figure kind is a dataclass deriving from `Figure`: a `kind` name (its caption template is
+`figures/<kind>.txt.j2`), a `key` naming it within its family, `attrs()` (the data attributes the SVG
+carries for tests and tools: what the drawing shows, never where it is used), `draw(lines)` (the SVG,
+given the caption lines) and, where equal figures recur, `identity()` (equal for figures whose
+drawings are equal, so each is drawn once). A figure that maps an operand of a variant derives from
+`MapFigure`, which adds the `title`, the `order` among figures of its kind, the `layout_name` its map
+comes from and the family `page` that shows it (with an `anchor` where a section there is headed by
+the title); a collector records which operand of which variant it draws (`Figures.use`), and every
+group's map table lists those uses, whatever the kind.
+
+Collectors turn the model into figures; `FIGURE_KINDS` lists them. So a new kind of figure (a
+scale-factor map, a TMEM layout) is one class and one collector here, one caption template, and a
+section template where pages show it. Drawings are shared: `docs.build` writes each distinct SVG once
+under docs/figures/, named by the `key` of the first figure that draws it, and sets `path` on every
+figure that draws it.
 """
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
+from ...fragments import FragmentLayout, FragmentMap, Sparsity
 from ...kinds import kind_of
+from ...model import SharedMemory, SwizzleMode, Variant
 from .. import svg
 
 ROLE_TITLES = {"a": "A", "b": "B", "c": "C", "d": "D", "sparse-a": "packed sparse A"}
@@ -32,31 +38,77 @@ def file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name)
 
 
-class Drawn:
-    """Where a figure's shared drawing is: `path` under docs/, `href` from a family's page."""
+class Figure(ABC):
+    """What every figure kind has; where its shared drawing is: `path` under docs/, `href` from a
+    family's page (set by `docs.draw`)."""
+    kind: ClassVar[str]
+    key: str
+    family: str
     path: str = ""
 
     @property
     def href(self) -> str:
         return "../" + self.path
 
+    def identity(self) -> tuple | None:
+        """Equal for figures whose drawings are equal (given equal captions), which are then drawn
+        once; None: draw this one (a kind whose figures do not recur)."""
+        return None
+
+    @abstractmethod
+    def attrs(self) -> dict:
+        """The SVG's data attributes."""
+
+    @abstractmethod
+    def draw(self, lines: list[str]) -> str:
+        """The SVG, headed by the caption lines."""
+
+
+class MapFigure(Figure):
+    """A figure that maps operands of variants (`Figures.use` records which): the map tables link it."""
+    where: set[tuple[str, str]]  # (instruction, group) of the variants it maps
+
+    @property
+    @abstractmethod
+    def title(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def page(self) -> str:
+        """The family page that shows the figure."""
+
+    @property
+    def anchor(self) -> str | None:
+        """The heading of its section on `page`, if the page heads one with it."""
+        return None
+
+    @property
+    @abstractmethod
+    def order(self) -> tuple:
+        """Its place among the figures of its kind."""
+
+    @property
+    @abstractmethod
+    def layout_name(self) -> str:
+        """The name of the map it draws."""
+
 
 @dataclass
-class FragFigure(Drawn):
+class FragFigure(MapFigure):
     kind: ClassVar[str] = "fragment"
     key: str  # unique within the family: role, layout, element bits, drawn shape
     family: str
     role: str
-    layout: object
+    layout: FragmentLayout
     bits: int
-    fm: object  # the FragmentMap drawn
+    fm: FragmentMap  # the map drawn
     params: dict  # shape parameters of the drawn instance
     covers: list[dict] = field(default_factory=list)  # shape parameters of every instance it stands for
     period: int | None = None  # columns per repeat
     period_elements: int | None = None  # elements per thread per repeat
-    types: set = field(default_factory=set)
-    where: set = field(default_factory=set)  # (instruction, group)
-    sparsities: set = field(default_factory=set)  # of the variants whose packed sparse A it draws
+    types: set[str] = field(default_factory=set)
+    where: set[tuple[str, str]] = field(default_factory=set)  # (instruction, group)
+    sparsities: set[Sparsity] = field(default_factory=set)  # of the variants whose packed sparse A it draws
 
     @property
     def title(self) -> str:
@@ -81,7 +133,7 @@ class FragFigure(Drawn):
 
     @property
     def period_regs(self) -> int | None:
-        return self.period_elements // self.fm.per_reg if self.period else None
+        return self.period_elements // self.fm.per_reg if self.period and self.period_elements else None
 
     @property
     def params_text(self) -> str:
@@ -92,7 +144,7 @@ class FragFigure(Drawn):
         return [c["N"] for c in self.covers]
 
     @property
-    def chunk(self):
+    def chunk(self) -> tuple[int, int] | None:
         """(packed columns per chunk, unpacked columns per chunk) of a packed sparse A, else None."""
         if self.role != "sparse-a":
             return None
@@ -103,7 +155,6 @@ class FragFigure(Drawn):
     def copy_regs(self) -> int:
         """Registers per copy of a replicated map."""
         return self.fm.elements // self.fm.replicas // self.fm.per_reg
-
 
     def identity(self) -> tuple:
         """Equal for figures whose drawings are equal (given equal captions): drawn only once."""
@@ -127,17 +178,20 @@ class FragFigure(Drawn):
 
 
 @dataclass
-class MetaFigure(Drawn):
+class MetaFigure(MapFigure):
     kind: ClassVar[str] = "metadata"
-    page: ClassVar[str] = "sparsity.md"
     key: str
     family: str
     threads: int
-    sparsity: object
+    sparsity: Sparsity
     m: int
     k: int
     sel: int
-    where: set = field(default_factory=set)
+    where: set[tuple[str, str]] = field(default_factory=set)
+
+    @property
+    def page(self) -> str:
+        return "sparsity.md"
 
     @property
     def title(self) -> str:
@@ -171,7 +225,6 @@ class MetaFigure(Drawn):
     def chunks(self) -> int:
         return self.sparsity.chunks_per_row(self.k)
 
-
     def attrs(self) -> dict:
         return {"kind": "metadata", "threads": self.threads, "rows": self.m, "chunks": self.chunks,
                 "chunk-cols": self.chunk_cols}
@@ -183,12 +236,12 @@ class MetaFigure(Drawn):
 
 
 @dataclass
-class SwizzleFigure(Drawn):
+class SwizzleFigure(Figure):
     kind: ClassVar[str] = "swizzle"
     key: str
     family: str
-    smem: object
-    mode: object
+    smem: SharedMemory
+    mode: SwizzleMode
 
     def logical(self) -> list[list[int]]:
         """Per row and physical 16-byte unit, the unit of the unswizzled row stored there."""
@@ -201,7 +254,6 @@ class SwizzleFigure(Drawn):
                 out[(a % mode.repeat) // mode.width][(a % mode.width) // 16] = u
         return out
 
-
     def attrs(self) -> dict:
         m = self.mode
         return {"kind": "swizzle", "family": self.family, "mode": m.name, "code": m.code, "width": m.width,
@@ -212,11 +264,11 @@ class SwizzleFigure(Drawn):
 
 
 @dataclass
-class DescriptorFigure(Drawn):
+class DescriptorFigure(Figure):
     kind: ClassVar[str] = "descriptor"
     key: str
     family: str
-    smem: object
+    smem: SharedMemory
     bits: int = 64
 
     def attrs(self) -> dict:
@@ -230,7 +282,7 @@ class DescriptorFigure(Drawn):
 # Collectors: model -> figures
 
 
-def _periodic(instances: dict[tuple, object]):
+def _periodic(instances: dict[tuple, FragmentMap]) -> tuple[int, int] | None:
     """(period, elements per period) when every instance is the smallest one tiled along N."""
     by_n = {dict(k)["N"]: fm for k, fm in instances.items()}
     ns = sorted(by_n)
@@ -260,14 +312,14 @@ class Figures:
     meta: list[MetaFigure] = field(default_factory=list)
     swizzle: list[SwizzleFigure] = field(default_factory=list)
     descriptor: list[DescriptorFigure] = field(default_factory=list)
-    other: list = field(default_factory=list)  # figures of kinds added later
+    other: list[Figure] = field(default_factory=list)  # figures of kinds added later
     #: variant id -> (operand, what it holds: an element type or the figure's kind, figure), in order
-    uses: dict[str, list[tuple[str, str, object]]] = field(default_factory=lambda: defaultdict(list))
+    uses: dict[str, list[tuple[str, str, MapFigure]]] = field(default_factory=lambda: defaultdict(list))
 
-    def use(self, v, operand: str, what: str, fig) -> None:
+    def use(self, v: Variant, operand: str, what: str, fig: MapFigure) -> None:
         self.uses[v.id].append((operand, what, fig))
 
-    def all(self) -> list:
+    def all(self) -> list[Figure]:
         return [*self.frag, *self.meta, *self.swizzle, *self.descriptor, *self.other]
 
 

@@ -221,7 +221,7 @@ class GroupView:
     def batch(self) -> dict | None:
         """Independent products one instruction computes, stacked in the maps."""
         v = self.v0
-        if v.batch <= 1:
+        if v.batch <= 1 or not (v.m and v.n):  # a batch stacks products of a shape
             return None
         return {"count": v.batch, "threads": v.threads // v.batch, "rows": v.m * v.batch, "cols": v.n * v.batch,
                 "m": v.m}
@@ -437,19 +437,22 @@ def worked_example(fams: list[FamilyView]) -> dict | None:
         if not figs:
             continue
         fig = figs[0]
-        cands = sorted((v for v in fam.variants if fam.figs.frag_of.get((v.id, "d")) is fig and v.n > 2 * fig.period),
-                       key=lambda v: (v.sparse, abs(v.n - 200), v.form != "reg", v.id))
+        period, period_regs = fig.period, fig.period_regs
+        assert period and period_regs, "only repeating maps were kept"
+        cands = sorted(((v.n, v) for v in fam.variants
+                        if fam.figs.frag_of.get((v.id, "d")) is fig and v.n and v.n > 2 * period),
+                       key=lambda nv: (nv[1].sparse, abs(nv[0] - 200), nv[1].form != "reg", nv[1].id))
         if not cands:
             continue
-        v = cands[0]
+        n, v = cands[0]
         fm = v.fragment_map("d")
-        row, col = 17 % fm.rows, v.n - 3
-        j, c0 = divmod(col, fig.period)
+        row, col = 17 % fm.rows, n - 3
+        j, c0 = divmod(col, period)
         drawn = fig.fm
         t, i = (int(x[0]) for x in np.nonzero((drawn.row == row) & (drawn.col == c0)))
         P = drawn.per_reg
         reg0, slot = divmod(i, P)
-        reg = reg0 + fig.period_regs * j
+        reg = reg0 + period_regs * j
         t2, i2 = (int(x[0]) for x in np.nonzero((fm.row == row) & (fm.col == col)))
         assert (t2, i2 // P, i2 % P) == (t, reg, slot), "worked example disagrees with the model"
         return {"fam": fam, "fig": fig, "variant": v, "row": row, "col": col, "j": j, "c0": c0, "thread": t,
@@ -478,9 +481,9 @@ class Guide:
         self.qualifiers = sorted(counts, key=lambda q: (-counts[q], q))[:3]
         self.show_c = any(v.ctype and v.ctype != v.dtype for v in vs)
         v = _first(vs, lambda v: v.requirement.until_ptx)
+        until = v.requirement.until_ptx if v else None
         self.removed = None
-        if v:
-            until = v.requirement.until_ptx
+        if v and until:
             self.removed = {"variant": v, "until": until, "first": v.requirement.min_ptx,
                             "last": spec.previous_version(until)}
         v = _first(vs, lambda v: v.batch > 1)
