@@ -80,8 +80,8 @@ def _ref_step(spec, a_codes, b_codes, c_code, at, bt, ct, dt, F, mode, keep):
         p = Fraction(float(av)) * Fraction(float(bv))
         terms.append((p, -133 if p == 0 else int(fa.exp[0] + fb.exp[0])))
     cv = decode(spec, ct, np.array([c_code]))[0]
-    prods = [a * b for a, b in specials]
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # 0 x Inf is NaN, as the reference means it to be
+        prods = [a * b for a, b in specials]
         total = float(np.sum(np.array(prods, dtype=np.float64))) + float(cv)
     if any(np.isnan(x) for x in prods) or np.isnan(cv) or np.isnan(total):
         return "nan"
