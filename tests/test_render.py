@@ -54,7 +54,7 @@ def test_cli_render_writes_the_file_and_reports_template_errors(tmp_path):
     bad.write_text("line one\n{{ variants | no_such_filter }}\n")
     r = subprocess.run([sys.executable, "-m", "ptxspec", "render", str(bad)], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 1
-    assert re.fullmatch(rf"{re.escape(str(bad))}:2: error: .*no_such_filter.*\n", r.stderr)
+    assert re.fullmatch(rf"{re.escape(str(bad))}:2:1: error: .*no_such_filter.*\n", r.stderr)
     bad.write_text("ok\n\n{{ undefined_name }}\n")
-    with pytest.raises(RenderError, match=r":3: error: 'undefined_name' is undefined"):
+    with pytest.raises(RenderError, match=r":3:1: error: .undefined_name. is undefined"):
         render(ptxspec.load(), bad)

@@ -1,6 +1,7 @@
 """`ptxspec build`: every artifact from one model, written atomically, or checked for staleness."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -68,8 +69,34 @@ def stale(out_dir: Path, files: dict[str, bytes]) -> list[str]:
     return problems
 
 
+def write_file(path: Path, data: bytes) -> None:
+    """One file, atomically: written beside its destination, then renamed over it."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def write(out_dir: Path, files: dict[str, bytes]) -> list[str]:
-    """Replace out_dir's contents with files; each file lands by an atomic rename. Returns changed paths."""
+    """Replace out_dir's contents with files; each file lands by an atomic rename. Returns changed paths.
+    An OSError names out_dir (not the temporary files beside it)."""
+    try:
+        return _write(out_dir, files)
+    except OSError as exc:
+        if exc.filename and Path(exc.filename).is_relative_to(out_dir):
+            raise
+        raise OSError(exc.errno, exc.strerror, str(out_dir)) from None
+
+
+def _write(out_dir: Path, files: dict[str, bytes]) -> list[str]:
     out_dir.mkdir(parents=True, exist_ok=True)
     changed = stale(out_dir, files)
     tmp = Path(tempfile.mkdtemp(prefix=".ptxspec-", dir=out_dir.parent))

@@ -32,7 +32,7 @@ def cmd_validate(args) -> int:
 
 
 def cmd_build(args) -> int:
-    out = Path(args.out) if args.out else default_build_dir()
+    out = Path(args.out) if args.out else default_output(args.spec)
     if out is None:  # an installed package: its data is read-only, and not the whole of generated/
         raise UsageError("this ptxspec is installed from a wheel, not run from a source checkout, so there is no "
                          "generated/ to write; pass --out DIR to build every artifact into DIR")
@@ -54,6 +54,13 @@ def cmd_build(args) -> int:
         raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
     print(f"{out}: {len(files)} files, {len(changed)} changed")
     return 0
+
+
+def default_output(spec: str | None) -> Path | None:
+    """Where build writes without --out: for `--spec DIR`, generated/ beside DIR (never the
+    checkout's, which belongs to its own spec); otherwise the checkout's generated/ (None when
+    installed from a wheel)."""
+    return Path(spec).resolve().parent / "generated" if spec else default_build_dir()
 
 
 def _database(args):
@@ -216,8 +223,8 @@ def parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check the spec; one line per problem")
     v.add_argument("-q", "--quiet", action="store_true", help="print the summary to stderr")
     b = sub.add_parser("build", help="write every artifact under generated/ (or --out DIR)")
-    b.add_argument("--out", metavar="DIR", help="output directory (default: the checkout's generated/; an "
-                   "installed package needs --out)")
+    b.add_argument("--out", metavar="DIR", help="output directory (default: generated/ beside the --spec "
+                   "directory, or the checkout's generated/; an installed package needs --out)")
     b.add_argument("--check", action="store_true", help="write nothing; exit 1 naming stale files")
     q = sub.add_parser("query", help="variants, operands, fragments, errata",
                        description="Variants filtered by any column of the variants table (FIELD=VALUE, also "
@@ -305,7 +312,8 @@ def cmd_render(args) -> int:
         print(exc, file=sys.stderr)
         return 1
     if args.out:
-        Path(args.out).write_text(text)
+        from .build import write_file
+        write_file(Path(args.out), text.encode("utf-8"))
     else:
         sys.stdout.write(text)
     return 0
@@ -333,6 +341,10 @@ def main(argv=None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the environment, not ptxspec: an unwritable output, a vanished file, ...
+        where = exc.filename or args.spec or default_spec_dir()
+        print(f"{where}:1:1: error: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     except Exception as exc:  # a bug in ptxspec itself: one line, the trace only on request
         if os.environ.get("PTXSPEC_DEBUG"):
             raise

@@ -47,20 +47,38 @@ class SpecError(Exception):
 
 
 class Problems:
-    """Collects problems; `raise_if_any` turns them into one SpecError."""
+    """Collects problems; `raise_if_any` turns them into one SpecError.
+
+    Problems given the same `cause` at the same position (one duplicated group defining hundreds
+    of variants twice, say) are reported once, with a count of the others."""
 
     def __init__(self) -> None:
         self.items: list[Problem] = []
+        self._repeats: dict[tuple, list] = {}  # (pos, cause) -> [index in items, further count]
 
-    def add(self, pos: Pos, message: str) -> None:
+    def add(self, pos: Pos, message: str, cause=None) -> None:
+        if cause is not None:
+            seen = self._repeats.get((pos, cause))
+            if seen is not None:
+                seen[1] += 1
+                return
+            self._repeats[(pos, cause)] = [len(self.items), 0]
         self.items.append(Problem(pos, " ".join(message.split())))
 
     def extend(self, other: "Problems | list[Problem]") -> None:
-        self.items.extend(other.items if isinstance(other, Problems) else other)
+        self.items.extend(other.finished() if isinstance(other, Problems) else other)
 
     def __bool__(self) -> bool:
         return bool(self.items)
 
+    def finished(self) -> list[Problem]:
+        out = list(self.items)
+        for index, more in self._repeats.values():
+            if more:
+                p = out[index]
+                out[index] = Problem(p.pos, f"{p.message} (and {more} more like it)")
+        return out
+
     def raise_if_any(self) -> None:
         if self.items:
-            raise SpecError(self.items)
+            raise SpecError(self.finished())

@@ -6,6 +6,10 @@ constants, the allowed names, `+ - * // % **` (constant exponent), `/` (exact di
 bit operations `& | ^ ~ << >>`, comparisons and `x if cond else y`. Anything else — calls,
 attributes, subscripts, strings, lambdas — is rejected before evaluation, so a spec file
 can never run code. Compiled formulas evaluate on Python ints or on numpy integer arrays.
+
+Before a formula runs, interval arithmetic over its syntax tree bounds every sub-expression from
+the ranges of the inputs; a formula that could leave +-2**62 on them is an error (ExprError)
+instead of wrapping around silently in numpy's 64-bit integers or overflowing a conversion.
 """
 from __future__ import annotations
 
@@ -18,6 +22,8 @@ MAX_LENGTH = 400
 MAX_CONST = 1 << 40
 MAX_POW = 64
 MAX_SHIFT = 64
+#: Every value a formula computes, intermediate ones included, stays within +-LIMIT.
+LIMIT = 1 << 62
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
            ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
@@ -148,7 +154,7 @@ class _Rewriter(ast.NodeTransformer):
 class Formula:
     """A checked, compiled formula. Call with keyword integers or numpy arrays."""
 
-    __slots__ = ("source", "names", "_code")
+    __slots__ = ("source", "names", "_code", "_tree", "_checked")
 
     def __init__(self, source: str, allowed: frozenset[str]):
         if not isinstance(source, (str, int)) or isinstance(source, bool):
@@ -162,27 +168,143 @@ class Formula:
             raise ExprError(f"formula syntax: {exc.msg}") from None
         checker = _Checker(allowed)
         checker.visit(tree)
-        tree = ast.fix_missing_locations(_Rewriter().visit(tree))
+        self._tree = tree.body
+        self._checked: set = set()
+        tree = ast.fix_missing_locations(_Rewriter().visit(ast.parse(source.strip(), mode="eval")))
         self.source = source
         self.names = frozenset(checker.used)
         self._code = compile(tree, "<formula>", "eval")
 
+    def check_range(self, **env) -> None:
+        """ExprError if some sub-expression could leave +-LIMIT for inputs in the ranges of env's values."""
+        ranges = tuple((k, _input_range(env[k])) for k in sorted(self.names))
+        if ranges in self._checked:
+            return
+        _Bounds(dict(ranges), self.source).visit(self._tree)
+        if len(self._checked) < 256:
+            self._checked.add(ranges)
+
     def __call__(self, **env):
+        scalar = all(type(env[k]) is int for k in self.names)
+        if not scalar:  # numpy wraps around silently: bound every step before it runs
+            self.check_range(**env)
         scope = {"__builtins__": {}, "_div": _exact_div, "_where": _where, "_int": _as_int,
                  "_lshift": _lshift, "_rshift": _rshift}
         scope.update({k: env[k] for k in self.names})
         try:
             with np.errstate(all="raise"):
-                return eval(self._code, scope)  # noqa: S307 - the AST is whitelisted above
+                value = eval(self._code, scope)  # noqa: S307 - the AST is whitelisted above
         except ZeroDivisionError:
             raise ExprError(f"division by zero in {self.source!r}") from None
         except (FloatingPointError, ArithmeticError, ValueError, MemoryError) as exc:
             if "divide by zero" in str(exc):
                 raise ExprError(f"division by zero in {self.source!r}") from None
             raise ExprError(f"arithmetic error in {self.source!r}: {exc}") from None
+        if scalar and not -LIMIT <= value <= LIMIT:  # exact Python ints: only the result needs a bound
+            raise ExprError(f"{self.source!r} is {_magnitude(value)} here: formula values must stay within +-2**62")
+        return value
 
     def __repr__(self) -> str:
         return f"Formula({self.source!r})"
+
+
+def _input_range(value) -> tuple[int, int]:
+    if isinstance(value, np.ndarray):
+        if value.size == 0:
+            return (0, 0)
+        if value.dtype.kind not in "iub":
+            raise ExprError(f"formula inputs are integers, not {value.dtype}")
+        return (int(value.min()), int(value.max()))
+    if isinstance(value, (bool, int, np.integer)):
+        return (int(value), int(value))
+    raise ExprError(f"formula inputs are integers, not {type(value).__name__}")
+
+
+def _span(values) -> tuple[int, int]:
+    return (min(values), max(values))
+
+
+class _Bounds(ast.NodeVisitor):
+    """Interval arithmetic over a checked formula: (low, high) of every sub-expression, raising
+    ExprError as soon as one leaves +-LIMIT. Conservative: the true range lies inside."""
+
+    def __init__(self, ranges: dict[str, tuple[int, int]], source: str):
+        self.ranges = ranges
+        self.source = source
+
+    def visit(self, node) -> tuple[int, int]:
+        lo, hi = super().visit(node)
+        if lo < -LIMIT or hi > LIMIT:
+            worst = lo if -lo > hi else hi
+            part = ast.unparse(node)
+            where = f"{self.source!r}" if part.replace(" ", "") == self.source.replace(" ", "") else \
+                f"{part!r} in {self.source!r}"
+            raise ExprError(f"{where} can reach {_magnitude(worst)}: formula values must stay within +-2**62")
+        return lo, hi
+
+    def visit_Constant(self, node):
+        return (node.value, node.value)
+
+    def visit_Name(self, node):
+        return self.ranges[node.id]
+
+    def visit_UnaryOp(self, node):
+        lo, hi = self.visit(node.operand)
+        if isinstance(node.op, ast.USub):
+            return (-hi, -lo)
+        if isinstance(node.op, ast.Invert):
+            return (-hi - 1, -lo - 1)
+        return (lo, hi)
+
+    def visit_Compare(self, node):
+        self.visit(node.left)
+        for c in node.comparators:
+            self.visit(c)
+        return (0, 1)
+
+    def visit_IfExp(self, node):
+        self.visit(node.test)
+        (a, b), (c, d) = self.visit(node.body), self.visit(node.orelse)
+        return (min(a, c), max(b, d))
+
+    def visit_BinOp(self, node):
+        (a, b), (c, d) = self.visit(node.left), self.visit(node.right)
+        op = type(node.op)
+        if op is ast.Add:
+            return (a + c, b + d)
+        if op is ast.Sub:
+            return (a - d, b - c)
+        if op is ast.Mult:
+            return _span([a * c, a * d, b * c, b * d])
+        if op in (ast.FloorDiv, ast.Div):
+            if c <= 0 <= d:  # may divide by zero (an error when it does) or by +-1
+                m = max(abs(a), abs(b))
+                return (-m, m)
+            return _span([x // y for x in (a, b) for y in (c, d)])
+        if op is ast.Mod:
+            m = max(abs(c), abs(d))
+            return (0, max(m - 1, 0)) if c > 0 else (-m, m)
+        if op is ast.Pow:
+            e = node.right.value
+            cands = [a ** e, b ** e] + ([0] if a < 0 < b else [])
+            return _span(cands)
+        if op in (ast.BitAnd, ast.BitOr, ast.BitXor):
+            if a >= 0 and c >= 0:
+                top = (1 << max(b, d).bit_length()) - 1
+                return (0, min(b, d) if op is ast.BitAnd else top)
+            m = 1 << max(abs(a), abs(b), abs(c), abs(d)).bit_length()
+            return (-m, m)
+        if op is ast.LShift:
+            c, d = max(c, 0), min(max(d, 0), MAX_SHIFT)
+            return _span([x << y for x in (a, b) for y in (c, d)])
+        if op is ast.RShift:
+            c, d = max(c, 0), max(d, 0)
+            return _span([x >> y for x in (a, b) for y in (c, d)])
+        raise ExprError(f"operator {op.__name__} is not allowed")
+
+
+def _magnitude(x: int) -> str:
+    return str(x) if abs(x) < 10 ** 24 else f"{'-' if x < 0 else ''}about 2**{abs(x).bit_length() - 1}"
 
 
 @lru_cache(maxsize=4096)

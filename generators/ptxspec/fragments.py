@@ -73,6 +73,8 @@ class FragmentLayout:
         i = np.arange(elements, dtype=np.int64)[None, :]
         row_idx = np.broadcast_to(self.row(t=t, i=i, **shape), (threads, elements)).astype(np.int64)
         col_idx = np.broadcast_to(self.col(t=t, i=i, **shape), (threads, elements)).astype(np.int64)
+        row_idx.setflags(write=False)  # maps are cached and shared by every variant using them
+        col_idx.setflags(write=False)
         return FragmentMap(self.name, rows, cols, bits, row_idx, col_idx, self.replicas)
 
 

@@ -18,8 +18,20 @@ FRAGMENT_FIELDS = ("variant_id", "operand", "thread", "reg", "slot", "row", "col
 JSON_COLUMNS = ("targets", "requires", "regs", "selectors", "metadata_nibbles", "rules", "evidence", "format", "legal_values", "params")
 
 
+#: The layout of the database this module reads. `ptxspec build` stamps it into the file
+#: (PRAGMA user_version) with the application id below; bump it whenever a table or column the
+#: queries rely on changes, so that an older or newer file is refused with a clear message.
+DATABASE_VERSION = 1
+APPLICATION_ID = 0x50545853  # "PTXS"
+#: Bounds on what a query may ask: integers fit SQLite's 64 bits, and the filters stay far below
+#: SQLite's expression-depth and bound-parameter limits.
+MAX_FILTERS = 64
+MAX_VALUES = 1024
+INT_RANGE = (-(1 << 63), (1 << 63) - 1)
+
+
 class QueryError(ValueError):
-    """Bad query input: the message names what is valid."""
+    """Bad query input, or a file that is no usable database: the message names what is valid."""
 
 
 def _close(word: str, choices) -> str:
@@ -29,33 +41,80 @@ def _close(word: str, choices) -> str:
 
 
 class Database:
-    def __init__(self, conn: sqlite3.Connection):
+    def __init__(self, conn: sqlite3.Connection, name: str = "the database"):
         self.conn = conn
         self.conn.row_factory = sqlite3.Row
+        self.name = name
         self._columns: dict[str, dict[str, str]] = {}
         self._catalog = None  # ptxspec.lookup.Catalog, built on the first lookup
 
     @classmethod
     def open(cls, path: str | Path) -> "Database":
+        """A read-only connection to a ptxspec database file, checked to be one of DATABASE_VERSION."""
         path = Path(path)
         if not path.is_file():
             raise QueryError(f"database {path} not found; run `ptxspec build`")
-        return cls(sqlite3.connect(f"file:{path}?mode=ro", uri=True))
+        # an escaped file: URI, so that '?', '#' or '%' in the path stay part of it; read-only, so a
+        # query never creates or changes a file
+        uri = path.resolve().as_uri() + "?mode=ro"
+        try:
+            conn = sqlite3.connect(uri, uri=True)
+        except sqlite3.Error as exc:
+            raise QueryError(f"cannot open database {path}: {exc}") from None
+        db = cls(conn, str(path))
+        db.check(path)
+        return db
+
+    def check(self, path: Path | None = None) -> None:
+        """QueryError unless this is a whole ptxspec database of the version this module reads."""
+        rebuild = "; run `ptxspec build` (or pass --db a database it wrote)"
+        try:
+            app, version, pages, page_size = (self.conn.execute(f"PRAGMA {p}").fetchone()[0] for p in
+                                              ("application_id", "user_version", "page_count", "page_size"))
+        except sqlite3.Error as exc:
+            raise QueryError(f"{self.name} is not a ptxspec database ({exc}){rebuild}") from None
+        if app != APPLICATION_ID:
+            raise QueryError(f"{self.name} is not a ptxspec database{rebuild}")
+        if version != DATABASE_VERSION:
+            raise QueryError(f"{self.name} is a ptxspec database of layout version {version}; this ptxspec "
+                             f"reads version {DATABASE_VERSION}{rebuild}")
+        if path is not None and path.stat().st_size < pages * page_size:
+            raise QueryError(f"{self.name} is truncated ({path.stat().st_size} of {pages * page_size} bytes)"
+                             f"{rebuild}")
+
+    def execute(self, sql: str, params=(), plain: bool = False) -> list:
+        """Every statement goes through here (rows as sqlite3.Row, or plain tuples): a damaged file
+        is a QueryError, never a crash."""
+        try:
+            cur = self.conn.execute(sql, params)
+            if plain:
+                cur.row_factory = None  # plain tuples: the fastest rows sqlite3 gives
+            return cur.fetchall()
+        except sqlite3.Error as exc:
+            raise QueryError(f"{self.name} cannot answer ({exc}): it is damaged or not a ptxspec database; "
+                             "run `ptxspec build`") from None
+        except (OverflowError, MemoryError) as exc:
+            raise QueryError(f"the query is too large for {self.name} ({exc})") from None
 
     def columns(self, table: str) -> dict[str, str]:
         if table not in self._columns:
             self._columns[table] = {r["name"]: (r["type"] or "").upper()
-                                    for r in self.conn.execute(f"PRAGMA table_info({table})")}
+                                    for r in self.execute(f"PRAGMA table_info({table})")}
+            if not self._columns[table]:
+                raise QueryError(f"{self.name} has no table {table}: it is not a ptxspec database; "
+                                 "run `ptxspec build`")
         return self._columns[table]
 
     def distinct(self, table: str, column: str, limit: int = 40) -> list:
-        return [r[0] for r in self.conn.execute(
+        return [r[0] for r in self.execute(
             f'SELECT DISTINCT "{column}" FROM {table} ORDER BY "{column}" LIMIT ?', (limit + 1,))]
 
     # -- filters ------------------------------------------------------------------------------
     def where(self, table: str, filters: list[str], alias: str = "v") -> tuple[list[str], list]:
         cols = self.columns(table)
         clauses, params = [], []
+        if len(filters) > MAX_FILTERS:
+            raise QueryError(f"{len(filters)} filters; a query takes at most {MAX_FILTERS} (use a,b,c lists)")
         for item in filters:
             m = _FILTER_RE.match(item)
             if not m:
@@ -68,6 +127,8 @@ class Database:
                 if op not in ("~",):
                     raise QueryError(f"{field} holds JSON; match it with {field}~PATTERN (* is a wildcard)")
             values = raw.split(",") if op in ("=", "!=") and "," in raw else [raw]
+            if len(params) + len(values) > MAX_VALUES:
+                raise QueryError(f"more than {MAX_VALUES} filter values in one query")
             typed = [self._typed(table, field, cols[field], op, v) for v in values]
             if op == "~":
                 clauses.append(f"{alias}.\"{field}\" LIKE ? ESCAPE '\\'")
@@ -83,6 +144,8 @@ class Database:
 
     def _typed(self, table, field, sqltype, op, value):
         if op == "~":
+            if len(value) > 256 or value.count("*") > 16:  # SQLite's LIKE backtracks on many wildcards
+                raise QueryError(f"{field}~PATTERN: at most 256 characters and 16 wildcards")
             return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_").replace("*", "%")
         if sqltype == "INTEGER":
             low = value.lower()
@@ -91,9 +154,12 @@ class Database:
             if low in ("false", "no"):
                 return 0
             try:
-                return int(value, 0)
+                number = int(value, 0) if len(value) <= 80 else None
             except ValueError:
-                raise QueryError(f"{field} is an integer column; {value!r} is not an integer") from None
+                number = None
+            if number is None:
+                raise QueryError(f"{field} is an integer column; {value[:40]!r} is not an integer")
+            return bounded(field, number)
         if op in ("=", "!=") and field in ("family", "instruction", "form", "atype", "btype", "ctype", "dtype", "op",
                                            "min_ptx", "name", "kind", "class"):
             known = self.distinct(table, field)
@@ -106,16 +172,14 @@ class Database:
     def variants(self, filters=(), family=None, target=None, ptx=None, decode=JSON_COLUMNS) -> list[dict]:
         """The matching variants as dicts; JSON columns not in `decode` stay JSON text."""
         sql, params = self._variants_sql(filters, family, target, ptx)
-        return [self._decode(r, decode) for r in self.conn.execute("SELECT v.*" + sql, params)]
+        return [self._decode(r, decode) for r in self.execute("SELECT v.*" + sql, params)]
 
     def variant_columns(self, columns, filters=(), family=None, target=None, ptx=None) -> list[tuple]:
         """The matching variants as tuples of the given columns, as stored (JSON columns as text)."""
         known = self.columns("variants")
         sql, params = self._variants_sql(filters, family, target, ptx)
         select = ", ".join(f'v."{c}"' for c in columns if c in known)
-        cur = self.conn.execute(f"SELECT {select}" + sql, params)
-        cur.row_factory = None  # plain tuples: the fastest rows sqlite3 gives
-        return cur.fetchall()
+        return self.execute(f"SELECT {select}" + sql, params, plain=True)
 
     def variants_json(self, filters=(), family=None, target=None, ptx=None) -> list[str]:
         """Each matching variant as JSON text, composed by SQLite: the content of json.dumps of the
@@ -130,7 +194,7 @@ class Database:
                 value = f'v."{col}"'
             fields.append(f"'{col}', {value}")
         sql, params = self._variants_sql(filters, family, target, ptx)
-        return [r[0] for r in self.conn.execute(f"SELECT json_object({', '.join(fields)})" + sql, params)]
+        return [r[0] for r in self.execute(f"SELECT json_object({', '.join(fields)})" + sql, params, plain=True)]
 
     def _variants_sql(self, filters, family, target, ptx) -> tuple[str, list]:
         """FROM ... WHERE ... ORDER BY of a variants query, and its parameters."""
@@ -143,7 +207,7 @@ class Database:
             params.append(family)
         join = ""
         if target is not None:
-            targets = [r[0] for r in self.conn.execute("SELECT name FROM targets ORDER BY arch, suffix")]
+            targets = [r[0] for r in self.execute("SELECT name FROM targets ORDER BY arch, suffix")]
             if target not in targets:
                 raise QueryError(f"unknown target {target!r}{_close(target, targets)}; targets: {', '.join(targets)}")
             join = " JOIN variant_targets vt ON vt.variant_id = v.id AND vt.target = ?"
@@ -166,9 +230,9 @@ class Database:
         the opcode has several): ptxspec.lookup, as Spec.variant."""
         from .lookup import Catalog, LookupFailed
         if self._catalog is None:
-            self._catalog = Catalog(self.conn.execute("SELECT id, ptx, form FROM variants").fetchall(),
-                                    [r[0] for r in self.conn.execute("SELECT name FROM types")],
-                                    [r[0] for r in self.conn.execute("SELECT name FROM instructions")])
+            self._catalog = Catalog(self.execute("SELECT id, ptx, form FROM variants", plain=True),
+                                    [r[0] for r in self.execute("SELECT name FROM types")],
+                                    [r[0] for r in self.execute("SELECT name FROM instructions")])
         try:
             return self._catalog.resolve(ref, form)
         except LookupFailed as exc:
@@ -176,7 +240,7 @@ class Database:
 
     def fragment(self, variant_id: str, operand: str, row=None, col=None, thread=None) -> list[dict]:
         sql, params = self._fragment_sql(variant_id, operand, row, col, thread)
-        return [dict(r) for r in self.conn.execute("SELECT " + ", ".join(FRAGMENT_FIELDS) + sql, params)]
+        return [dict(r) for r in self.execute("SELECT " + ", ".join(FRAGMENT_FIELDS) + sql, params)]
 
     def fragment_rows(self, variant_id: str, operand: str, row=None, col=None, thread=None,
                       as_json: bool = False) -> list:
@@ -184,19 +248,18 @@ class Database:
         sql, params = self._fragment_sql(variant_id, operand, row, col, thread)
         pairs = ", ".join(f"'{f}', {f}" for f in FRAGMENT_FIELDS)
         select = f"json_object({pairs})" if as_json else ", ".join(FRAGMENT_FIELDS)
-        cur = self.conn.execute("SELECT " + select + sql, params)
-        cur.row_factory = None
-        return [r[0] for r in cur] if as_json else cur.fetchall()
+        rows = self.execute("SELECT " + select + sql, params, plain=True)
+        return [r[0] for r in rows] if as_json else rows
 
     def _fragment_sql(self, variant_id, operand, row, col, thread) -> tuple[str, list]:
-        ops = {r[0]: r[1:] for r in self.conn.execute(
+        ops = {r[0]: r[1:] for r in self.execute(
             "SELECT o.name, l.rows, l.cols, l.threads FROM operands o JOIN layouts l ON l.id = o.layout_id "
             "WHERE o.variant_id = ? ORDER BY o.position", (variant_id,))}
         if operand not in ops:
             raise QueryError(f"{variant_id} has no register fragment {operand!r}; fragments: {', '.join(ops)}")
         clauses, params = ["variant_id = ?", "operand = ?"], [variant_id, operand]
         for (name, value), size in zip((("row", row), ("col", col), ("thread", thread)), ops[operand]):
-            if value is not None and not 0 <= value < size:  # else an empty answer would look like a real one
+            if value is not None and not 0 <= bounded(name, value) < size:  # else an empty answer would look like a real one
                 raise QueryError(f"{name} {value} is out of range: {operand} of {variant_id} has {name}s 0 to {size - 1}")
             if value is not None:
                 clauses.append(f"{name} = ?")
@@ -204,7 +267,7 @@ class Database:
         return " FROM fragment_elements WHERE " + " AND ".join(clauses) + " ORDER BY thread, reg, slot", params
 
     def operands(self, variant_id: str) -> list[dict]:
-        return [self._decode(r) for r in self.conn.execute(
+        return [self._decode(r) for r in self.execute(
             "SELECT * FROM operands WHERE variant_id = ? ORDER BY position", (variant_id,))]
 
     def errata(self, family=None) -> list[dict]:
@@ -212,15 +275,27 @@ class Database:
         if family:
             sql += " WHERE family = ?"
             params.append(family)
-        return [self._decode(r) for r in self.conn.execute(sql + " ORDER BY id", params)]
+        return [self._decode(r) for r in self.execute(sql + " ORDER BY id", params)]
 
-    @staticmethod
-    def _decode(row: sqlite3.Row, decode=JSON_COLUMNS) -> dict:
+    def _decode(self, row: sqlite3.Row, decode=JSON_COLUMNS) -> dict:
         out = dict(row)
         for key in decode:
             if isinstance(out.get(key), str):
-                out[key] = json.loads(out[key])
+                try:
+                    out[key] = json.loads(out[key])
+                except (ValueError, RecursionError):
+                    raise QueryError(f"{self.name}: column {key} of {out.get('id') or out.get('variant_id') or 'a row'} "
+                                     "is not valid JSON: the file is damaged; run `ptxspec build`") from None
         for key in BOOLEAN_COLUMNS:
             if key in out:
                 out[key] = bool(out[key])
         return out
+
+
+def bounded(field: str, number: int) -> int:
+    """An integer SQLite can bind (64 bits), or QueryError."""
+    if not INT_RANGE[0] <= number <= INT_RANGE[1]:
+        raise QueryError(f"{field}: {number if abs(number) < 10 ** 30 else 'the number'} is out of range "
+                         "(integers are 64-bit)")
+    return number
+

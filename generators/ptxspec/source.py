@@ -6,12 +6,13 @@ with positions intact, or raises SpecError listing every problem found in every 
 from __future__ import annotations
 
 import difflib
+import errno
 import hashlib
 import json
 import os
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import jsonschema
@@ -21,7 +22,7 @@ from referencing import Registry, Resource
 
 from .errors import Pos, Problems, SpecError
 from .paths import default_spec_dir, repo_root, schema_dir  # noqa: F401 (re-exported)
-from .yamlsrc import PosDict, PosList, load_file
+from .yamlsrc import PosDict, PosList, load_file, read_regular
 
 KINDS = ("isa", "types", "family", "instruction", "layouts", "smem", "errata", "numerics")
 SCHEMA_BASE = "https://ptxspec.dev/schema/"
@@ -125,6 +126,87 @@ def _message(error) -> str:
     return error.message
 
 
+#: Where each kind of spec file lives, relative to the spec directory ("{family}": the family the
+#: file names). A kind missing here may live anywhere; a file elsewhere is an error, not ignored.
+PLACES = {
+    "isa": ("isa.yaml",),
+    "types": ("types.yaml",),
+    "numerics": ("numerics.yaml",),
+    "family": ("families/{family}/family.yaml",),
+    "instruction": ("families/{family}/*.yaml",),
+    "layouts": ("layouts/*.yaml",),
+    "smem": ("smem/*.yaml",),
+    "errata": ("errata/*.yaml",),
+}
+SPEC_SUFFIX = ".yaml"
+
+
+def spec_files(root: Path, problems: Problems) -> list[tuple[Path, bytes]]:
+    """Every spec file under root with its bytes, in path order. Only directories and regular files
+    (or links to regular files) belong in a spec tree: special files, links to directories, broken
+    or looping links, unreadable entries and files not named *.yaml are reported, never skipped."""
+    found: list[tuple[Path, bytes]] = []
+    stack = [root]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            problems.add(Pos(str(directory)), f"cannot read directory: {exc.strerror or exc}")
+            continue
+        subdirs = []
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    subdirs.append(path)
+                    continue
+                if entry.is_symlink() and os.path.isdir(path):
+                    problems.add(Pos(str(path)), "a symbolic link to a directory: spec trees hold real "
+                                 "directories (links are not followed)")
+                    continue
+            except OSError as exc:
+                problems.add(Pos(str(path)), f"cannot read: {exc.strerror or exc}")
+                continue
+            if not entry.name.endswith(SPEC_SUFFIX):
+                problems.add(Pos(str(path)), _not_a_spec_name(entry.name))
+                continue
+            try:
+                found.append((path, read_regular(str(path))))
+            except OSError as exc:
+                broken = exc.errno == errno.ENOENT and entry.is_symlink()
+                problems.add(Pos(str(path)), f"a broken symbolic link (to {os.readlink(path)})" if broken
+                             else f"cannot read: {exc.strerror or exc}")
+        stack.extend(reversed(subdirs))
+    return sorted(found)
+
+
+def _not_a_spec_name(name: str) -> str:
+    low = name.lower()
+    if low.endswith((".yaml", ".yml")) or ".yaml" in low or ".yml" in low:
+        return (f"spec files end in exactly {SPEC_SUFFIX!r}: rename this one, or move it out of the spec "
+                "directory (it would be ignored)")
+    return f"not a spec file: a spec directory holds only *{SPEC_SUFFIX} files (move this one out of it)"
+
+
+def _place_problem(rel: str, kind: str) -> str | None:
+    """Why a file of this kind may not stand at rel (relative to the spec directory), or None.
+    ("{family}" matches any folder here; that it is the file's own family is checked with the model.)"""
+    places = PLACES.get(kind)
+    if places is None:
+        return None
+    here = PurePosixPath(rel)
+    for place in places:
+        pattern = PurePosixPath(place.replace("{family}", "*"))
+        if len(here.parts) == len(pattern.parts) and here.match(str(pattern)):
+            if kind == "instruction" and here.name == "family.yaml":
+                return "family.yaml is the family's own file; name the instruction file after the instruction"
+            return None
+    article = "an" if kind[0] in "aeiou" else "a"
+    return f"{article} {kind} file does not belong at {rel}: {kind} files go at {' or '.join(places)}"
+
+
 def read_tree(spec_dir: str | os.PathLike | None = None) -> Tree:
     """Parse and schema-check every `*.yaml` under spec_dir, grouped by kind."""
     root = Path(spec_dir) if spec_dir is not None else default_spec_dir()
@@ -132,18 +214,20 @@ def read_tree(spec_dir: str | os.PathLike | None = None) -> Tree:
     if not root.is_dir():
         problems.add(Pos(str(root)), "spec directory not found")
         problems.raise_if_any()
-    files = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
-    if not files:
+    files = spec_files(root, problems)
+    if not files and not problems:
         problems.add(Pos(str(root)), "no .yaml files in spec directory")
     docs = Tree({k: [] for k in KINDS})
     hasher = hashlib.sha256()
-    for path in files:
-        hasher.update(path.relative_to(root).as_posix().encode() + b"\0")
-        hasher.update(path.read_bytes() if path.is_file() else b"")
-        hasher.update(b"\0")
+    for path, raw in files:
+        rel = path.relative_to(root).as_posix()
+        hasher.update(rel.encode() + b"\0" + raw + b"\0")
         before = len(problems.items)
-        data = load_file(str(path), problems)
-        if data is None or len(problems.items) > before:
+        data = load_file(str(path), problems, raw)
+        if len(problems.items) > before:
+            continue
+        if data is None:  # "---", "~" or "null" alone: a document with nothing in it
+            problems.add(Pos(str(path)), "the document is empty (null); a spec file is a mapping with a `kind`")
             continue
         if not isinstance(data, PosDict):
             problems.add(getattr(data, "pos", Pos(str(path))), "a spec file must be a mapping")
@@ -153,12 +237,16 @@ def read_tree(spec_dir: str | os.PathLike | None = None) -> Tree:
             problems.add(data.at("kind"), f"kind must be one of {', '.join(KINDS)}; got {kind!r}"
                          + (did_you_mean(kind, KINDS) if isinstance(kind, str) else ""))
             continue
+        misplaced = _place_problem(rel, kind)
+        if misplaced:
+            problems.add(data.at("kind"), misplaced)
         schema_ref = data.get("$schema")
         if isinstance(schema_ref, str) and os.path.basename(schema_ref) != f"{kind}.schema.json":
             problems.add(data.at("$schema"), f"$schema should name {kind}.schema.json for kind {kind!r}")
         doc = Document(str(path), kind, data)
         _schema_problems(doc, problems)
-        docs[kind].append(doc)
+        if not misplaced:
+            docs[kind].append(doc)
     for kind in ("isa", "types", "numerics"):
         if len(docs[kind]) > 1:
             for extra in docs[kind][1:]:

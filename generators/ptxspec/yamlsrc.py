@@ -10,7 +10,10 @@ stand, so later passes (schema, model) can point at the exact line of a bad valu
 """
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 from typing import Any
 
 import yaml
@@ -22,6 +25,11 @@ from .errors import Pos, Problems
 MAX_NODES = 200_000
 #: Deepest nesting of mappings and sequences; spec files nest a handful of levels.
 MAX_DEPTH = 64
+#: Largest spec file read; the biggest real one is under 30 KB.
+MAX_FILE_BYTES = 1 << 20
+#: Integers are bounded at load: every count, width and code of a spec fits in 64 bits, and a
+#: bound here keeps huge literals (thousands of digits) away from int() and from numpy.
+INT_BITS = 63
 #: The only YAML tags a spec file may carry (explicitly or by resolution).
 CORE_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")}
 
@@ -126,13 +134,9 @@ class _Converter:
                               "write true/false, or quote it for a string")
             return value
         if tag.endswith(":int"):
-            if _INT_RE.match(value):
-                return int(value)
-            if _HEX_RE.match(value):
-                return int(value, 16)
-            if _BIN_RE.match(value):
-                return int(value[2:], 2)
-            self.problems.add(pos, f"ambiguous number {value!r}: write a plain decimal, 0x or 0b "
+            if _INT_RE.match(value) or _HEX_RE.match(value) or _BIN_RE.match(value):
+                return self.integer(value, pos)
+            self.problems.add(pos, f"ambiguous number {_short(value)!r}: write a plain decimal, 0x or 0b "
                               "integer, or quote it for a string")
             return value
         if tag.endswith(":float"):
@@ -149,6 +153,16 @@ class _Converter:
             return value
         self.problems.add(pos, f"unsupported scalar type {tag!r}")
         return value
+
+    def integer(self, value: str, pos: Pos) -> int | str:
+        digits = value.lstrip("+-")
+        # the length first: int() refuses literals of thousands of digits (and is slow on them)
+        longest = {"0x": 2 + INT_BITS // 4 + 1, "0b": 2 + INT_BITS + 1}.get(digits[:2], 19)
+        number = int(value, 0 if digits[:2] in ("0x", "0b") else 10) if len(digits) <= longest else None
+        if number is None or not -(1 << INT_BITS) <= number < (1 << INT_BITS):
+            self.problems.add(pos, f"integer {_short(value)} is out of range: spec integers fit in 64 bits")
+            return value
+        return number
 
     def mapping(self, node: yaml.MappingNode) -> PosDict:
         out = PosDict()
@@ -188,6 +202,10 @@ class _Converter:
         return out
 
 
+def _short(value: str) -> str:
+    return value if len(value) <= 24 else f"{value[:12]}...{value[-8:]} ({len(value)} characters)"
+
+
 _FAST = getattr(yaml, "CSafeLoader", None)
 
 
@@ -196,14 +214,22 @@ def load_text(text: str, path: str, problems: Problems) -> Any:
     node = None
     if _FAST is not None:  # libyaml composes several times faster; on any trouble the pure-Python
         try:               # parser below reads the file again and says what is wrong, in its words
+            too_deep = _too_deep(text, path, _FAST)
+            if too_deep is not None:  # libyaml's composer recurses in C: deep nesting would crash
+                problems.add(too_deep, f"nesting deeper than {MAX_DEPTH} levels")  # the process
+                return None
             node = yaml.compose(text, Loader=_FAST)
         except Exception:  # noqa: BLE001 - whatever it is, the slow path reports it
             node = None
     try:
         if node is None:
+            too_deep = _too_deep(text, path, yaml.SafeLoader)
+            if too_deep is not None:
+                problems.add(too_deep, f"nesting deeper than {MAX_DEPTH} levels")
+                return None
             node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except RecursionError:
-        problems.add(_too_deep(text, path), f"nesting deeper than {MAX_DEPTH} levels")
+    except RecursionError:  # (the scan above prevents it; kept as a last guard)
+        problems.add(Pos(path), f"nesting deeper than {MAX_DEPTH} levels")
         return None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow
         line = text.count("\n", 0, exc.position) + 1
@@ -225,29 +251,64 @@ def load_text(text: str, path: str, problems: Problems) -> Any:
     return _Converter(path, problems).convert(node)
 
 
-def _too_deep(text: str, path: str) -> Pos:
-    """Where nesting first passes MAX_DEPTH, found with PyYAML's event parser (which does not recurse)."""
+_OPEN = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+_CLOSE = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+
+
+def _too_deep(text: str, path: str, loader) -> Pos | None:
+    """Where nesting first passes MAX_DEPTH, or None. YAML's event parsers (libyaml's and PyYAML's)
+    keep explicit stacks, so this scan is safe on any input; the composers recurse. Syntax errors
+    propagate: the caller reports them."""
     depth = 0
-    try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    return Pos(path, event.start_mark.line + 1, event.start_mark.column + 1)
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
-    except (yaml.YAMLError, RecursionError):
-        pass
-    return Pos(path)
+    for event in yaml.parse(text, Loader=loader):
+        cls = type(event)
+        if cls in _OPEN:
+            depth += 1
+            if depth > MAX_DEPTH:
+                return Pos(path, event.start_mark.line + 1, event.start_mark.column + 1)
+        elif cls in _CLOSE:
+            depth -= 1
+    return None
 
 
-def load_file(path: str, problems: Problems) -> Any:
+def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file (a symbolic link to one is followed), never blocking on a FIFO
+    or reading a device; OSError for anything else, with a message fit for a located error."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as exc:
-        problems.add(Pos(path), f"cannot read: {exc.strerror}")
-        return None
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, f"not a regular file ({_file_type(st.st_mode)})")
+        if st.st_size > limit:
+            raise OSError(errno.EFBIG, f"file of {st.st_size} bytes; spec files stay under {limit} bytes")
+        chunks, size = [], 0
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:  # the file grew while we read it
+                raise OSError(errno.EFBIG, f"file larger than {limit} bytes; spec files stay smaller")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _file_type(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "a special file"
+
+
+def load_file(path: str, problems: Problems, raw: bytes | None = None) -> Any:
+    """Parse one spec file (raw: its bytes, when the caller has read them already)."""
+    if raw is None:
+        try:
+            raw = read_regular(path)
+        except OSError as exc:
+            problems.add(Pos(path), f"cannot read: {exc.strerror or exc}")
+            return None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

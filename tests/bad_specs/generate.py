@@ -473,7 +473,7 @@ case("non_string_key",
 case("second_isa_file",
      "A second file of kind isa.",
      {"isa2.yaml": real(ISA)},
-     [("isa2.yaml", 1, "a second 'isa' file")])
+     [("isa2.yaml", "kind: isa", "an isa file does not belong at isa2.yaml: isa files go at isa.yaml")])
 
 case("missing_types_file",
      "The tree has no file of kind types.",
@@ -941,6 +941,102 @@ case("several_files_model_level",
      [(COMMIT, "targets: sm_91a", "unknown target 'sm_91a'"),
       (SMEM, "    - name: base_offset", "field base_offset overlaps another field"),
       (ERRATA, "m64n264k32", "is not a variant of the spec")])
+
+# =============================================================================================
+# Issue 18: inputs that crashed the tools or vanished silently
+
+LOAD_A = "families/wmma/load_a.yaml"
+
+case("yaml_nesting_30000",
+     "30,000 nested flow sequences in isa.yaml: libyaml's composer recursed in C and the process died "
+     "by a signal; the depth is now bounded before any composer runs.",
+     {ISA: real(ISA) + "x: " + "[" * 30000 + "]" * 30000 + "\n"},
+     [(ISA, "x: [[[", "nesting deeper than 64 levels")], isolate=True)
+
+case("integer_of_4301_digits",
+     "An integer literal of 4,301 digits (beyond Python's int() limit) as a family's thread count.",
+     {FAMILY: edit_real(FAMILY, ("threads: 128", "threads: " + "1" * 4301))},
+     [(FAMILY, "threads: 111", "integer 111111111111...11111111 (4301 characters) is out of range: "
+                               "spec integers fit in 64 bits")])
+
+case("integer_beyond_64_bits",
+     "2**64 written out as a shape's k.",
+     {WAIT: edit_real(WAIT, ("values: {min: 0}", "values: {min: 18446744073709551616}"))},
+     [(WAIT, "values: {min: 1844", "integer 18446744073709551616 is out of range")])
+
+case("formula_2_pow_64_in_layout",
+     "`2**64` added to a fragment row formula: numpy overflowed converting it.",
+     {LAYOUTS: edit_real(LAYOUTS, ('    elements: 8\n    row: "16*(t//32) + (t%32)//4 + 8*((i//2)%2)"',
+                                   '    elements: 8\n    row: "2**64 + 16*(t//32) + (t%32)//4 + 8*((i//2)%2)"'))},
+     [(LAYOUTS, "  wgmma.a.k16:", "can reach 18446744073709551616: formula values must stay within +-2**62")])
+
+case("formula_constant_beyond_range",
+     "A canonical layout's bit offset replaced by the constant 2**64: nothing evaluated it with arrays, "
+     "so it validated.",
+     {SMEM: edit_real(SMEM, ('    bit_offset: "(mn%8)*128 + (mn//8)*SBO*8 + (k*bits)%128 + ((k*bits)//128)*LBO*8"',
+                             '    bit_offset: "2**64"'))},
+     [(SMEM, 'bit_offset: "2**64"', "'2**64' is 18446744073709551616 here")])
+
+case("formula_wraps_in_int64",
+     "A row formula whose product wraps around in numpy's 64-bit integers (t * 2**40 * 2**30).",
+     {LAYOUTS: edit_real(LAYOUTS, ('    elements: 8\n    row: "16*(t//32) + (t%32)//4 + 8*((i//2)%2)"',
+                                   '    elements: 8\n    row: "t * 2**40 * 2**30 + 16*(t//32) + (t%32)//4 + 8*((i//2)%2)"'))},
+     [(LAYOUTS, "  wgmma.a.k16:", "formula values must stay within +-2**62")])
+
+case("group_types_without_dtype",
+     "A group whose `types` lacks dtype while it maps D (KeyError: '').",
+     {DENSE: edit_real(DENSE, ("    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}",
+                               "    types: {atype: [f16], btype: [f16]}"))},
+     [(DENSE, ("d: {layout: wgmma.d, regs: \"N * dbits / 64\"}", 1),
+       "group 'f16' maps a fragment of D but its types give D no type (dtype)")])
+
+for name, body in (("dashes", "---\n"), ("tilde", "~\n"), ("null", "null\n")):
+    case(f"empty_document_{name}",
+         f"An instruction file holding only {body.strip()!r}: the instruction vanished silently.",
+         {WAIT: body}, [(WAIT, 1, "the document is empty (null)")])
+
+case("extension_uppercase",
+     "load_a.yaml renamed load_a.YAML: its 124 variants vanished silently.",
+     {LOAD_A.replace(".yaml", ".YAML"): real(LOAD_A)},
+     [(LOAD_A.replace(".yaml", ".YAML"), 1, "spec files end in exactly '.yaml'")], delete=[LOAD_A])
+
+case("extension_yml",
+     "An errata file spelled .yml.",
+     {"errata/wgmma.yml": real(ERRATA)},
+     [("errata/wgmma.yml", 1, "spec files end in exactly '.yaml'")], delete=[ERRATA])
+
+case("editor_backup_file",
+     "An editor's backup copy (fence.yaml~) beside the real file.",
+     {FENCE + "~": real(FENCE)},
+     [(FENCE + "~", 1, "spec files end in exactly '.yaml'")])
+
+case("not_a_spec_file",
+     "A README in the spec tree.",
+     {"families/README.md": "# families\n"},
+     [("families/README.md", 1, "not a spec file")])
+
+case("file_in_unexpected_place",
+     "The wgmma errata moved into layouts/.",
+     {"layouts/wgmma_errata.yaml": real(ERRATA)},
+     [("layouts/wgmma_errata.yaml", "kind: errata",
+       "an errata file does not belong at layouts/wgmma_errata.yaml: errata files go at errata/*.yaml")],
+     delete=[ERRATA])
+
+case("instruction_at_top_level",
+     "An instruction file at the top of the spec tree.",
+     {"wait_group.yaml": real(WAIT)},
+     [("wait_group.yaml", "kind: instruction", "instruction files go at families/{family}/*.yaml")], delete=[WAIT])
+
+case("duplicated_instruction_file_renamed",
+     "mma_async.yaml copied under another instruction name: 1,092 'defined twice' lines before, now "
+     "one per group with a count.",
+     {"families/wgmma/mma_async2.yaml": edit_real(DENSE, ("name: wgmma.mma_async\n", "name: wgmma.mma_async2\n"))},
+     [("families/wgmma/mma_async2.yaml", "  - name: f16", "(and 127 more like it)"),
+      ("families/wgmma/mma_async2.yaml", "  - name: bf16", "(and 63 more like it)"),
+      ("families/wgmma/mma_async2.yaml", "  - name: tf32", "(and 63 more like it)"),
+      ("families/wgmma/mma_async2.yaml", "  - name: fp8", "(and 511 more like it)"),
+      ("families/wgmma/mma_async2.yaml", "  - name: integer", "(and 287 more like it)"),
+      ("families/wgmma/mma_async2.yaml", "  - name: b1", "(and 35 more like it)")])
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--check"]:

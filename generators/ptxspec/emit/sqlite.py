@@ -23,6 +23,7 @@ import sqlite_utils
 from .. import __version__
 from ..model import Spec, Variant
 from ..paths import schema_dir
+from ..query import APPLICATION_ID, DATABASE_VERSION
 from ..source import tree_digest
 
 SQL_TYPES = {"integer": int, "string": str}
@@ -322,6 +323,8 @@ def connect(spec: Spec, table_rows: dict[str, list[tuple]] | None = None) -> sql
     """An in-memory database of the spec."""
     conn = sqlite3.connect(":memory:")
     conn.execute("PRAGMA page_size = 4096")
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # what `ptxspec query` checks before use
+    conn.execute(f"PRAGMA user_version = {DATABASE_VERSION}")
     db = sqlite_utils.Database(conn)
     create_tables(db, tables(spec))
     for name, data in (table_rows if table_rows is not None else rows(spec)).items():

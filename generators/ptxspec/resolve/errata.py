@@ -59,7 +59,7 @@ def check_unused_layouts(ctx: Context, spec: Spec, docs: list[Document], layouts
             continue
         for name in doc.data.get("fragments", {}):
             lay = layouts.fragments.get(name)
-            if lay is None or name in used or lay.shape_names:
+            if lay is None or name in used or name in layouts.broken or lay.shape_names:
                 continue
             try:
                 problem = lay.evaluate(fam.threads, 32, 0, 0, 0).bijection_problem()

@@ -162,6 +162,10 @@ class VariantExpander:
                     self.p.add(fs.node.at("layout"), f"unknown layout {lay_name!r}{did_you_mean(lay_name, s.layouts)}")
                 return None
             etype = {"a": a, "b": b, "c": c, "d": dd}[mat]
+            if not etype:
+                self.p.add(fs.node.at("layout"), f"group {plan.node['name']!r} maps a fragment of {mat.upper()} but "
+                           f"its types give {mat.upper()} no type ({mat}type)")
+                return None
             ebits = s.types[etype].bits
             if fs.containers:  # each element in its type's container (e2m1 in 8 bits, say)
                 ebits = s.types[etype].container_bits or ebits
@@ -239,7 +243,8 @@ class VariantExpander:
             other = s._by_id[var.id]
             where = f"line {other.pos.line}" if other.pos.path == var.pos.path else \
                 f"{os.path.relpath(other.pos.path, self.root or '.')}:{other.pos.line}"
-            self.p.add(var.pos, f"variant {var.id} defined twice (also group {other.group!r} at {where})")
+            self.p.add(var.pos, f"variant {var.id} defined twice (also group {other.group!r} at {where})",
+                       cause=("defined twice", other.group, other.pos))
             return
         s._by_id[var.id] = var
         s._by_key[(var.ptx, var.form)] = var
