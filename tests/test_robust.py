@@ -129,12 +129,24 @@ def test_build_without_out_writes_beside_the_given_spec(tree):
     assert after == before, "build --spec OTHER wrote into the repository's generated/"
 
 
-def test_build_into_an_unwritable_place_is_a_located_error(tmp_path):
+def test_build_into_an_unwritable_place_is_one_clear_line(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory\n")
     proc = run("build", "--out", str(blocker / "out"), timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert re.fullmatch(rf"ptxspec build: error: cannot write {re.escape(str(blocker / 'out'))}: .+\n", proc.stderr), \
+        proc.stderr
+    assert blocker.read_text() == "not a directory\n"
+
+
+def test_render_into_an_unwritable_place_is_a_located_error(tmp_path):
+    template = tmp_path / "t.j2"
+    template.write_text("{{ variants | length }}\n")
+    out = tmp_path / "missing" / "out.txt"
+    proc = run("render", str(template), "--out", str(out))
     assert proc.returncode == 1, proc.stderr
-    assert re.fullmatch(rf"{re.escape(str(blocker / 'out'))}:1:1: error: .+\n", proc.stderr), proc.stderr
+    assert re.fullmatch(rf"{re.escape(str(out))}:1:1: error: .+\n", proc.stderr), proc.stderr
+    assert not (tmp_path / "missing").exists()
 
 
 # -- query on any database ---------------------------------------------------------------------

@@ -1038,6 +1038,115 @@ case("duplicated_instruction_file_renamed",
       ("families/wgmma/mma_async2.yaml", "  - name: integer", "(and 287 more like it)"),
       ("families/wgmma/mma_async2.yaml", "  - name: b1", "(and 35 more like it)")])
 
+# =============================================================================================
+# Issue 18: trees that validated but made no sense (the invariants of ptxspec.checks)
+
+WMMA_FAMILY = "families/wmma/family.yaml"
+
+case("shape_k_negative",
+     "k: [-1] in a group: variants named m64n8k-1 appeared in query.",
+     {DENSE: edit_real(DENSE, ("    shape: {m: [64], n: all, k: [16]}\n    types: {atype: [f16]",
+                               "    shape: {m: [64], n: all, k: [-1]}\n    types: {atype: [f16]"))},
+     [(DENSE, "k: [-1]", "-1 is less than the minimum of 1")])
+
+case("shape_m_10_pow_30",
+     "m of 10**30 in a group (validate passed, build died).",
+     {DENSE: edit_real(DENSE, ("    shape: {m: [64], n: all, k: [16]}\n    types: {atype: [f16]",
+                               "    shape: {m: [1000000000000000000000000000000], n: all, k: [16]}\n"
+                               "    types: {atype: [f16]"))},
+     [(DENSE, "m: [1000000", "integer 100000000000...00000000 (31 characters) is out of range")])
+
+case("n_set_beyond_256",
+     "wgmma's n_set `all` running to N = 416.",
+     {FAMILY: edit_real(FAMILY, ("  all: {range: [8, 256, 8]}", "  all: {range: [8, 416, 8]}"))},
+     [(FAMILY, "  all: {range", "N = 264 is outside the ISA's bounds for wgmma (8 to 256 in multiples of 8, "
+                                 "family.yaml shape_bounds) (and 19 more like it)")])
+
+case("group_n_416",
+     "A group listing N = 416 (wgmma's N stops at 256).",
+     {DENSE: edit_real(DENSE, ("    shape: {m: [64], n: all, k: [8]}", "    shape: {m: [64], n: [8, 416], k: [8]}"))},
+     [(DENSE, "n: [8, 416]", "N = 416 is outside the ISA's bounds for wgmma")])
+
+case("family_without_shape_bounds",
+     "wmma's family.yaml without its shape bounds.",
+     {WMMA_FAMILY: edit_real(WMMA_FAMILY, ("shape_bounds:\n  m: {min: 8, max: 32, multiple_of: 8}\n"
+                                           "  n: {min: 8, max: 32, multiple_of: 8}\n  k: {min: 4, max: 128, multiple_of: 4}\n",
+                                           ""))},
+     [(WMMA_FAMILY, "$schema", "family wmma has shapes but states no shape_bounds")])
+
+case("qualifier_line_deleted",
+     "A group's qualifiers line deleted: its opcodes read mma..sync.",
+     {MMA_SP: edit_real(MMA_SP, ('  - name: f16_k16\n    shape: {m: [16], n: [8], k: [16]}\n'
+                                 '    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}\n'
+                                 '    qualifiers: {spvariant: [sp, "sp::ordered_metadata"], alayout: [row], blayout: [col]}\n',
+                                 '  - name: f16_k16\n    shape: {m: [16], n: [8], k: [16]}\n'
+                                 '    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}\n'))},
+     [(MMA_SP, "opcode:", "an empty qualifier, a placeholder whose value the group does not give"),
+      (MMA_SP, "opcode:", "which does not begin with its instruction's name 'mma.sp'")])
+
+case("opcode_of_another_name",
+     "`opcode: \"foo\"` for wgmma.wait_group.",
+     {WAIT: edit_real(WAIT, ('opcode: "wgmma.wait_group.sync.aligned"', 'opcode: "foo"'))},
+     [(WAIT, 'opcode: "foo"', "the opcode template gives 'foo' (group 'wait_group'), which does not begin with "
+                              "its instruction's name 'wgmma.wait_group'")])
+
+case("nibble_keeps_a_unit_twice",
+     "A valid metadata nibble 0x5 (unit 1 kept twice) added to the 16-bit wgmma sparsity.",
+     {LAYOUTS: edit_real(LAYOUTS, ("    valid_nibbles: [0x4, 0x8, 0xC, 0x1, 0x9, 0xD, 0x2, 0x6, 0xE, 0x3, 0x7, 0xB]\n"
+                                   "  wgmma.sparse.tf32:",
+                                   "    valid_nibbles: [0x5, 0x4, 0x8, 0xC, 0x1, 0x9, 0xD, 0x2, 0x6, 0xE, 0x3, 0x7, 0xB]\n"
+                                   "  wgmma.sparse.tf32:"))},
+     [(LAYOUTS, "[0x5,", "sparsity wgmma.sparse.16bit: valid nibble 0x5 keeps unit 1 twice")])
+
+case("nibble_splits_an_element",
+     "tf32 sparsity (two index units per element) listing 0x9: units 1 and 2, halves of two elements.",
+     {LAYOUTS: edit_real(LAYOUTS, ("    valid_nibbles: [0x4, 0xE]\n", "    valid_nibbles: [0x4, 0xE, 0x9]\n"))},
+     [(LAYOUTS, "[0x4, 0xE, 0x9]", "valid nibble 0x9 keeps units 1 and 2, which are not one whole 2-unit element")])
+
+case("ordered_metadata_without_valid_nibble",
+     "The m16n8k16 f16 sparsity with only decreasing nibbles: mma.sp::ordered_metadata keeps none.",
+     {MMA_LAYOUTS: edit_real(MMA_LAYOUTS, ("    valid_nibbles: [0x4, 0x8, 0xC, 0x1, 0x9, 0xD, 0x2, 0x6, 0xE, 0x3, 0x7, 0xB]\n"
+                              "  mma.sparse.16bit.k32:",
+                                           "    valid_nibbles: [0x1, 0x2, 0x6, 0x3, 0x7, 0xB]\n  mma.sparse.16bit.k32:"))},
+     [(MMA_SP, "  - name: f16_k16", "group 'f16_k16': ordered metadata leaves no valid nibble of sparsity "
+                                    "mma.sparse.16bit.k16"),
+      (MMA_SP, "  - name: bf16_k16", "group 'bf16_k16': ordered metadata leaves no valid nibble")])
+
+case("requirement_below_the_targets_ptx",
+     "wgmma.mma_async required from PTX 7.0 on sm_90a, which needs 8.0 (query --ptx 7.8 listed 948 variants).",
+     {DENSE: edit_real(DENSE, ('  - {ptx: "8.0", targets: sm_90a}', '  - {ptx: "7.0", targets: sm_90a}'))},
+     [(DENSE, '{ptx: "7.0"', "requires PTX 7.0 on sm_90a, but it exists before PTX 8.0 (isa.yaml); state PTX 8.0 "
+                             "or later")])
+
+case("format_wider_than_its_type",
+     "f64 with a 43-bit exponent: 1 + 43 + 52 bits in a 64-bit type.",
+     {TYPES: edit_real(TYPES, ("{name: f64, register: f64, class: float, bits: 64, format: {exponent: 11,",
+                               "{name: f64, register: f64, class: float, bits: 64, format: {exponent: 43,"))},
+     [(TYPES, "name: f64", "type f64: its format's fields (1 sign + 43 exponent + 52 mantissa bits) fill 96 bits, "
+                           "but the type has 64")])
+
+case("format_narrower_than_its_type",
+     "tf32 without its 13 ignored low bits: 19 bits of format in a 32-bit type.",
+     {TYPES: edit_real(TYPES, ("specials: ieee, ignored_low_bits: 13}", "specials: ieee}"))},
+     [(TYPES, "format: {exponent: 8, mantissa: 10", "type tf32: its format's fields (1 sign + 8 exponent + 10 "
+                                                    "mantissa bits) fill 19 bits, but the type has 32")])
+
+case("swizzle_constant",
+     "The swizzle formula replaced by 0: every byte to address 0.",
+     {SMEM: edit_line(SMEM, "swizzle", '"0"')},
+     [(SMEM, 'swizzle: "0"', "swizzle (none): not a permutation of the 128-byte block at byte 0")])
+
+case("swizzle_leaves_its_pattern",
+     "A swizzle that moves every byte 16 further: out of its repeating pattern.",
+     {SMEM: edit_line(SMEM, "swizzle", '"a + 16"')},
+     [(SMEM, 'swizzle: "a + 16"', "swizzle (none): not a permutation of the 128-byte block at byte 0")])
+
+case("instruction_in_another_familys_folder",
+     "wgmma.fence declared in family mma but kept in families/wgmma/.",
+     {FENCE: edit_real(FENCE, ("family: wgmma", "family: mma"))},
+     [(FENCE, "family: mma", "the instruction file of family 'mma' sits in families/wgmma/; mma's files go in "
+                             "families/mma/")])
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--check"]:
         names = stale()

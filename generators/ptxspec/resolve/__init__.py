@@ -5,6 +5,7 @@ explicitly (no resolver reads another's state), and raises SpecError listing eve
 """
 from __future__ import annotations
 
+from ..checks import check_model
 from ..errors import Problems
 from ..evidence import check_against, default_evidence_dir, read_evidence
 from ..model import Spec
@@ -36,8 +37,11 @@ def build_model(docs: Tree, evidence_dir=None, *, evidence: bool = True) -> Spec
     for doc in docs["instruction"]:
         instructions.resolve(doc)
     check_unused_layouts(ctx, spec, docs["layouts"], layouts)
+    whole = not ctx.p  # every variant resolved (errata are checked against them, not part of them)
     spec.errata = resolve_errata(ctx, spec, docs["errata"], instructions.failed)
     spec.numerics = resolve_numerics(ctx, docs["numerics"], families)
+    if whole:  # the invariants of a whole model (ptxspec.checks); a partial one would mislead
+        check_model(ctx.p, spec, docs)
     ctx.p.raise_if_any()
     if evidence:
         spec.evidence = read_evidence(evidence_dir or default_evidence_dir(docs.root), ctx.p)
