@@ -5,6 +5,7 @@ built model as a whole, after resolution, against facts the spec states once:
 
 - shapes: every M, N and K lies within its family's `shape_bounds` (the ISA's limits), and every
   register fragment takes at least one register;
+- operands: a default (the value assumed when a statement leaves the operand out) is legal;
 - opcodes: each variant's opcode begins with its instruction's name and has no empty qualifier
   (`mma..sync` when a qualifier's value is missing);
 - requirements: each alternative's PTX version is one at which some of its targets exists;
@@ -132,7 +133,33 @@ def _variants(report, spec: Spec, family_docs) -> None:
             if o.kind == "fragment" and o.regs < 1:
                 report(v.pos, f"group {v.group!r}: operand {o.name} of {v.id} takes {o.regs} registers; a "
                        "fragment takes at least one", cause=("regs", o.name))
+            if o.default is not None and not _legal(o, o.default):
+                report(_operand_pos(v, o.name, "default"), f"operand {o.name}: default {o.default} is not one of "
+                       f"its legal values ({_legal_text(o)})")
         _opcode(report, v)
+
+
+def _legal(o, value: int) -> bool:
+    if o.values is not None and value not in o.values:
+        return False
+    return o.min_value is None or value >= o.min_value
+
+
+def _legal_text(o) -> str:
+    if o.values is not None:
+        return ", ".join(map(str, o.values))
+    return f"at least {o.min_value}"
+
+
+def _operand_pos(v, name: str, key: str) -> Pos:
+    """The key of an operand's entry in the variant's signature (or the group)."""
+    for origin in v.sources.get("operands", ()):
+        sig = origin.value
+        if isinstance(sig, PosList):
+            for i, entry in enumerate(sig):
+                if isinstance(entry, PosDict) and entry.get("name") == name:
+                    return entry.at(key) if key in entry else sig.at(i)
+    return v.pos
 
 
 def _bound(report, v, dim: str, bound) -> None:

@@ -279,6 +279,11 @@ def cmd_serve(args) -> int:
     meta = datasette_metadata()
     if not db.is_file() or not meta.is_file():
         raise UsageError(f"{db if not db.is_file() else meta} not found; run `ptxspec build`")
+    from .query import Database, QueryError
+    try:  # a damaged or foreign file is one clear line here, not an error page per request
+        Database.open(db).conn.close()
+    except QueryError as exc:
+        raise UsageError(str(exc)) from None
     settings = {"default_page_size": 50, "sql_time_limit_ms": 2000, "max_returned_rows": 20000}
     ds = Datasette([], immutables=[str(db)], metadata=json.loads(meta.read_text(encoding="utf-8")),
                    settings=settings)  # the database is named after the file's stem

@@ -1147,6 +1147,12 @@ case("instruction_in_another_familys_folder",
      [(FENCE, "family: mma", "the instruction file of family 'mma' sits in families/wgmma/; mma's files go in "
                              "families/mma/")])
 
+case("operand_default_not_legal",
+     "imm_trans_b's legal values changed to [65, 1] while its default stays 0.",
+     {DENSE: edit_real(DENSE, ("    - {name: imm_trans_b, kind: immediate, values: [0, 1], default: 0}\n  # tf32",
+                               "    - {name: imm_trans_b, kind: immediate, values: [65, 1], default: 0}\n  # tf32"))},
+     [(DENSE, "values: [65, 1]", "operand imm_trans_b: default 0 is not one of its legal values (65, 1)")])
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--check"]:
         names = stale()

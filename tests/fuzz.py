@@ -1,0 +1,663 @@
+"""A seeded, time-boxed mutation fuzzer of `ptxspec validate`, `build` and `query`.
+
+    python3 tests/fuzz.py --seconds 60                     # what tests/test_fuzz.py runs in CI
+    nice python3 tests/fuzz.py --trees 2000 --queries 400 --seed 7 --log fuzz.jsonl --build-all
+    python3 tests/fuzz.py --seed 7 --replay tree:123 --keep /tmp/case   # one case again, kept on disk
+
+Each tree case copies the real spec/ and applies one to three random mutations (line and key
+deletions, duplicates and swaps, typos, hostile numbers and formulas, deep nesting, unicode and
+invalid bytes, YAML tags and alias bombs, empty documents, renamed, moved, duplicated or deleted
+files, FIFOs, links to devices and loops, unreadable files, semantic edits of bounds, nibbles,
+requirements, formats and swizzles), then runs `ptxspec --spec TREE validate`; a tree it accepts
+is sometimes (always with --build-all) built with `build --out DIR`. Each query case runs
+`ptxspec query` with hostile arguments, on the real database or a damaged or foreign one.
+
+A case fails on an exit status other than 0, 1 or 2, a signal, a hang (past its time limit), a
+problem line not of the form `path:line:col: error: message` (validate and build), a file
+written under the output directory by a failed build, or a database file changed by a query.
+Case i of seed S draws from random.Random(f"S:kind:i"): any case replays alone. The exit status
+is 0 when no case failed, 1 otherwise; the summary and every failure go to standard error.
+
+Commands run in forked children of this process (the modules stay imported, so a case costs its
+own work only), each with an address-space limit, its output in files, and a time limit.
+"""
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # before numpy: fork-safe
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import random  # noqa: E402
+import re  # noqa: E402
+import resource  # noqa: E402
+import shutil  # noqa: E402
+import signal  # noqa: E402
+import sqlite3  # noqa: E402
+import stat  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "generators"), str(ROOT / "generated")]
+
+import ptxspec  # noqa: E402
+from ptxspec import cli  # noqa: E402
+from ptxspec.source import read_tree  # noqa: E402,F401 (warms the schema validators before forking)
+
+SPEC = ROOT / "spec"
+DATABASE = ROOT / "generated" / "ptxspec.sqlite"
+LOCATED = re.compile(r"^[^\n]+:\d+:\d+: error: \S[^\n]*$")
+MEMORY = 4 << 30
+LIMITS = {"validate": 90, "build": 600, "query": 60}
+
+# -- running a command in a forked child -------------------------------------------------------
+
+
+class Outcome:
+    def __init__(self, status: str, code: int | None, out: str, err: str, seconds: float):
+        self.status, self.code, self.out, self.err, self.seconds = status, code, out, err, seconds
+
+
+def run_cli(argv: list[str], limit: float, cwd: Path) -> Outcome:
+    """`ptxspec ARGV` in a forked child: status 'exit', 'signal' or 'hang'."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        start = time.monotonic()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            code = 99
+            try:
+                os.setsid()
+                os.chdir(cwd)
+                os.dup2(out.fileno(), 1)
+                os.dup2(err.fileno(), 2)
+                resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+                resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+                try:
+                    code = cli.main(argv)
+                except SystemExit as exc:  # argparse
+                    code = exc.code if isinstance(exc.code, int) else 2
+                except BaseException as exc:  # noqa: BLE001 - escaped main(): a bug, reported as 99
+                    import traceback
+                    traceback.print_exc()
+                    print(f"fuzz: exception escaped main: {type(exc).__name__}", file=sys.stderr)
+                    code = 99
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code if isinstance(code, int) else 99)
+        status, code = "hang", None
+        while True:
+            done, wstatus = os.waitpid(pid, os.WNOHANG)
+            if done:
+                if os.WIFSIGNALED(wstatus):
+                    status, code = "signal", os.WTERMSIG(wstatus)
+                else:
+                    status, code = "exit", os.WEXITSTATUS(wstatus)
+                break
+            if time.monotonic() - start > limit:
+                _kill_group(pid)
+                os.waitpid(pid, 0)
+                break
+            time.sleep(0.005)
+        seconds = time.monotonic() - start
+        out.seek(0)
+        err.seek(0)
+        return Outcome(status, code, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
+                       seconds)
+
+
+def _kill_group(pid: int) -> None:
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+            return
+        except (ProcessLookupError, PermissionError):
+            continue
+
+
+def problems_in(outcome: Outcome, command: str) -> list[str]:
+    """Why an outcome is a failure ([] when it is not)."""
+    if outcome.status == "signal":
+        return [f"{command} ended by signal {outcome.code}"]
+    if outcome.status == "hang":
+        return [f"{command} still running after {outcome.seconds:.0f}s"]
+    if outcome.code not in (0, 1, 2):
+        return [f"{command} exited {outcome.code}: {outcome.err.strip()[-600:]}"]
+    if command in ("validate", "build") and outcome.code == 1:
+        bad = [line for line in outcome.err.splitlines() if line and not LOCATED.match(line)]
+        if bad:
+            return [f"{command}: lines not of the form path:line:col: error: message: {bad[:3]!r}"]
+    return []
+
+
+def snapshot(directory: Path) -> dict:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(directory):
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            st = p.lstat()
+            out[p.relative_to(directory).as_posix()] = (st.st_mode, st.st_size, st.st_mtime_ns)
+    return out
+
+
+# -- tree mutations ------------------------------------------------------------------------------
+
+HOSTILE_NUMBERS = ["0", "-1", "1", "3", "7", "-8", "65", "257", "416", "4096", "1000000", "2147483648",
+                   "9223372036854775807", "9223372036854775808", "18446744073709551616", "-9223372036854775809",
+                   "1" * 40, "9" * 4301, "0x7fffffffffffffff", "0xffffffffffffffffff", "0b" + "1" * 70, "1e400",
+                   "-0", ".inf", ".nan", "1.5", "0o17", "1_000", "08"]
+HOSTILE_FORMULAS = ["0", "1", "-1", "t", "i", "2**64", "2**62", "t * 2**62", "t * 2**40 * 2**30", "1 // 0", "1 / 0",
+                    "t % 0", "t << 64", "t << 65", "t >> -1", "N // (K - K)", "(" * 150 + "t" + ")" * 150,
+                    "-" * 300 + "t", "t" + " + t" * 200, "__import__('os').system('true')", "t.real", "[t]",
+                    "'a'", "t if t else 1 // 0", "M * N * K * 2**40", "1 if t < 0 else 2**63", "a ^ 0", "a + 16",
+                    "~t", "t ** 64", "(t + 1) ** 64", "x", "a * 0", "o", "1.5", "t ** -1", "lambda: 0"]
+UNICODE = ["\u00e9", "\u202e", "\ufeff", "\U0001f600", "\x00", "\x07", "\u2028", "\x85", "\ud7ff", "\t", "\r",
+           "\r\n", "\\", "\"", "'", "&", "*", "!", "%", "@", "`", "|", ">", "{", "}", "[", "]", ",", "#", ":"]
+TAGS = ["!!python/object/apply:os.system ['true']", "!!binary aGVsbG8=", "!include x.yaml", "!!set {a, b}",
+        "!!omap [{a: 1}]", "!!timestamp 2001-12-14", "!!float 1", "!!int '12'", "!!str", "!!map {}", "!!seq []"]
+FORMULA_KEYS = ("row", "col", "rows", "cols", "elements", "regs", "swizzle", "encode", "bit_offset",
+                "contributes", "chunk_index")
+SEMANTIC = [  # (file, old, new): edits that keep the tree well formed but may make it mean nonsense
+    ("families/wgmma/family.yaml", "{range: [8, 256, 8]}", "{range: [8, 416, 8]}"),
+    ("families/wgmma/family.yaml", "{range: [8, 256, 8]}", "{range: [16, 256, 8]}"),
+    ("families/wgmma/family.yaml", "max: 256, multiple_of: 8}\n  k", "max: 512, multiple_of: 8}\n  k"),
+    ("families/wgmma/family.yaml", "threads: 128", "threads: 32"),
+    ("families/mma/family.yaml", "n: {min: 8, max: 8}", "n: {min: 8, max: 16}"),
+    ("types.yaml", "bits: 64, format: {exponent: 11", "bits: 64, format: {exponent: 43"),
+    ("types.yaml", "ignored_low_bits: 13", "ignored_low_bits: 12"),
+    ("types.yaml", "{name: f16, register: b32, class: float, bits: 16", "{name: f16, register: b32, class: float, bits: 8"),
+    ("layouts/wgmma.yaml", "valid_nibbles: [0x4, 0xE]", "valid_nibbles: [0x4, 0xE, 0x5]"),
+    ("layouts/wgmma.yaml", "valid_nibbles: [0x4, 0xE]", "valid_nibbles: [0x4]"),
+    ("layouts/mma.yaml", "valid_nibbles: [0x4, 0xE]", "valid_nibbles: [0x1, 0xB]"),
+    ("families/wgmma/mma_async.yaml", '{ptx: "8.0", targets: sm_90a}', '{ptx: "7.0", targets: sm_90a}'),
+    ("families/wgmma/mma_async.yaml", '{ptx: "8.0", targets: sm_90a}', '{ptx: "8.0", targets: sm_80}'),
+    ("families/wgmma/mma_async.yaml", "    - {name: d, kind: fragment, io: inout, matrix: d}\n", ""),
+    ("families/wgmma/mma_async.yaml", "k: [16]", "k: [-1]"),
+    ("families/wgmma/mma_async.yaml", "m: [64]", "m: [128]"),
+    ("families/wgmma/mma_async_sp.yaml", "    - {name: sp_meta, kind: metadata, io: in}\n", ""),
+    ("families/wgmma/wait_group.yaml", 'opcode: "wgmma.wait_group.sync.aligned"', 'opcode: "foo"'),
+    ("families/mma/mma_sp.yaml", 'spvariant: [sp, "sp::ordered_metadata"], ', ""),
+    ("families/mma/mma.yaml", "alayout: [row], ", ""),
+    ("smem/wgmma.yaml", 'swizzle: "a ^ ((((a >> 7) - o) & ((1 << b) - 1)) << 4)"', 'swizzle: "0"'),
+    ("smem/wgmma.yaml", 'swizzle: "a ^ ((((a >> 7) - o) & ((1 << b) - 1)) << 4)"', 'swizzle: "a ^ 16"'),
+    ("smem/wgmma.yaml", "repeat: 1024", "repeat: 1000"),
+    ("isa.yaml", '{name: sm_90a, arch: 90, suffix: a, family: 9, ptx: "8.0"}',
+     '{name: sm_90a, arch: 90, suffix: a, family: 9, ptx: "9.5"}'),
+]
+
+
+class Tree:
+    """A mutable copy of the spec tree: {relative path: bytes}, written out at the end."""
+
+    def __init__(self, files: dict[str, bytes]):
+        self.files = dict(files)
+        self.special: list[tuple[str, str]] = []  # (relative path, what): FIFOs, links, modes
+
+    def pick(self, rng) -> str:
+        return rng.choice(sorted(self.files))
+
+    def lines(self, rel):
+        return self.files[rel].split(b"\n")
+
+    def set_lines(self, rel, lines):
+        self.files[rel] = b"\n".join(lines)
+
+    def write(self, root: Path) -> None:
+        for rel, data in self.files.items():
+            p = root / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+        for rel, what in self.special:
+            p = root / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            if p.exists() or p.is_symlink():
+                p.unlink()
+            if what == "fifo":
+                os.mkfifo(p)
+            elif what.startswith("link:"):
+                p.symlink_to(what[5:])
+            elif what == "unreadable":
+                p.write_bytes(b"kind: isa\n")
+                p.chmod(0)
+            elif what == "dir-loop":
+                p.symlink_to(root)
+
+
+def _line_edit(tree: Tree, rng) -> str:
+    rel = tree.pick(rng)
+    lines = tree.lines(rel)
+    i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
+    how = rng.choice(["delete", "duplicate", "swap", "indent", "dedent", "blank"])
+    if how == "delete":
+        del lines[i]
+    elif how == "duplicate":
+        lines.insert(i, lines[i])
+    elif how == "swap":
+        lines[i], lines[j] = lines[j], lines[i]
+    elif how == "indent":
+        lines[i] = b"  " + lines[i]
+    elif how == "dedent":
+        lines[i] = lines[i][2:] if lines[i].startswith(b"  ") else lines[i]
+    else:
+        lines[i] = b""
+    tree.set_lines(rel, lines)
+    return f"{how} line {i + 1} of {rel}"
+
+
+def _key_delete(tree: Tree, rng) -> str:
+    rel = tree.pick(rng)
+    lines = tree.lines(rel)
+    keyed = [i for i, line in enumerate(lines) if re.match(rb"^\s*-?\s*[A-Za-z_$][\w$]*:", line)]
+    if not keyed:
+        return _line_edit(tree, rng)
+    i = rng.choice(keyed)
+    indent = len(lines[i]) - len(lines[i].lstrip())
+    end = i + 1
+    while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent):
+        end += 1
+    del lines[i:end]
+    tree.set_lines(rel, lines)
+    return f"delete key at line {i + 1} of {rel} ({end - i} lines)"
+
+
+def _typo(tree: Tree, rng) -> str:
+    rel = tree.pick(rng)
+    data = bytearray(tree.files[rel])
+    if not data:
+        return "typo in an empty file"
+    k = rng.randrange(len(data))
+    how = rng.choice(["replace", "delete", "insert"])
+    char = rng.choice(b"abcxyz019_.-:{}[],'\" \t\n#&*!|>%@`")
+    if how == "replace":
+        data[k] = char
+    elif how == "delete":
+        del data[k]
+    else:
+        data.insert(k, char)
+    tree.files[rel] = bytes(data)
+    return f"typo ({how} {chr(char)!r}) at byte {k} of {rel}"
+
+
+def _sub_token(tree: Tree, rng, pattern: bytes, choices, what: str) -> str:
+    rel = tree.pick(rng)
+    text = tree.files[rel]
+    hits = list(re.finditer(pattern, text))
+    if not hits:
+        return f"no {what} in {rel}"
+    m = rng.choice(hits)
+    new = rng.choice(choices)
+    tree.files[rel] = text[:m.start(1)] + new.encode() + text[m.end(1):]
+    return f"{what} {m.group(1)[:30]!r} -> {new[:30]!r} in {rel}"
+
+
+def _number(tree: Tree, rng) -> str:
+    return _sub_token(tree, rng, rb"(?<![\w.\"'])(-?\d+)(?![\w.\"'])", HOSTILE_NUMBERS, "number")
+
+
+def _formula(tree: Tree, rng) -> str:
+    keys = b"|".join(k.encode() for k in FORMULA_KEYS)
+    return _sub_token(tree, rng, rb"\b(?:" + keys + rb'):\s*"([^"\n]*)"', HOSTILE_FORMULAS, "formula")
+
+
+def _nesting(tree: Tree, rng) -> str:
+    rel = tree.pick(rng)
+    depth = rng.choice([10, 63, 64, 65, 100, 1000, 30000])
+    opener, closer = rng.choice([("[", "]"), ("{a: ", "}"), ("- ", "")])
+    if opener == "- ":
+        body = "".join("  " * d + "-\n" for d in range(min(depth, 3000)))
+    else:
+        body = "x: " + opener * depth + "1" * (opener == "[") + closer * depth + "\n"
+    tree.files[rel] += ("\n" + body).encode()
+    return f"nesting {opener.strip()!r} x{depth} appended to {rel}"
+
+
+def _unicode(tree: Tree, rng) -> str:
+    rel = tree.pick(rng)
+    data = tree.files[rel]
+    k = rng.randrange(len(data) + 1)
+    if rng.random() < 0.3:
+        junk = bytes(rng.choice([0xff, 0xfe, 0xc3, 0x80, 0xed, 0xa0, 0x00]) for _ in range(rng.randint(1, 4)))
+    else:
+        junk = "".join(rng.choice(UNICODE) for _ in range(rng.randint(1, 5))).encode("utf-8", "surrogatepass")
+    tree.files[rel] = data[:k] + junk + data[k:]
+    return f"{junk!r} inserted at byte {k} of {rel}"
+
+
+def _yaml_trick(tree: Tree, rng) -> str:
+    rel = tree.pick(rng)
+    how = rng.choice(["tag", "bomb", "alias", "merge", "document", "empty", "truncate"])
+    data = tree.files[rel]
+    if how == "tag":
+        lines = tree.lines(rel)
+        i = rng.randrange(len(lines))
+        if b": " in lines[i]:
+            key, _, _ = lines[i].partition(b": ")
+            lines[i] = key + b": " + rng.choice(TAGS).encode()
+        tree.set_lines(rel, lines)
+    elif how == "bomb":
+        lol = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+        for prev, cur in zip("abcdefgh", "bcdefghi"):
+            lol.append(f"{cur}: &{cur} [" + ", ".join([f"*{prev}"] * 9) + "]")
+        tree.files[rel] = data + ("\n" + "\n".join(lol) + "\nrules: *i\n").encode()
+    elif how == "alias":
+        tree.files[rel] = data.replace(b"signatures:\n", b"signatures: &s\n  self: *s\n", 1)
+    elif how == "merge":
+        tree.files[rel] = data + b"\nextra: {<<: {a: 1}}\n"
+    elif how == "document":
+        tree.files[rel] = data + b"\n---\nkind: isa\n"
+    elif how == "empty":
+        tree.files[rel] = rng.choice([b"", b"---\n", b"~\n", b"null\n", b"# nothing\n", b"[]\n", b"'x'\n", b"1\n"])
+    else:
+        tree.files[rel] = data[:rng.randrange(len(data) + 1)]
+    return f"YAML {how} in {rel}"
+
+
+def _file_op(tree: Tree, rng) -> str:
+    rel = tree.pick(rng)
+    how = rng.choice(["rename", "move", "copy", "delete", "stray"])
+    if how == "rename":
+        new = rel[:-5] + rng.choice([".YAML", ".yml", ".Yaml", ".yaml~", ".yaml.bak", "", ".json"])
+        tree.files[new] = tree.files.pop(rel)
+        return f"rename {rel} -> {new}"
+    if how == "move":
+        new = rng.choice(["", "families/", "layouts/", "errata/", "smem/", "families/wgmma/", "families/mma/",
+                          "extra/deeper/"]) + Path(rel).name
+        if new != rel:
+            tree.files[new] = tree.files.pop(rel)
+        return f"move {rel} -> {new}"
+    if how == "copy":
+        new = rel[:-5] + "_copy.yaml"
+        tree.files[new] = tree.files[rel]
+        return f"copy {rel} -> {new}"
+    if how == "delete":
+        del tree.files[rel]
+        return f"delete {rel}"
+    name = rng.choice(["README.md", ".hidden.yaml", "notes.txt", "x.yaml", "families/empty.yaml", "bin.yaml"])
+    tree.files[name] = bytes(rng.randrange(256) for _ in range(rng.randint(0, 64)))
+    return f"stray file {name}"
+
+
+def _special(tree: Tree, rng) -> str:
+    rel = tree.pick(rng)
+    how = rng.choice(["fifo", "link:/dev/zero", "link:/dev/null", "link:loop", "link:nowhere.yaml", "dir-loop",
+                      "unreadable", "link:/etc/hostname", "link:../../../../../../../../etc/passwd"])
+    if how == "link:loop":
+        how = f"link:{Path(rel).name}"
+    if how == "dir-loop":
+        rel = str(Path(rel).parent / "loopdir")
+    else:
+        tree.files.pop(rel, None)
+    tree.special.append((rel, how))
+    return f"{how} at {rel}"
+
+
+def _semantic(tree: Tree, rng) -> str:
+    rel, old, new = rng.choice(SEMANTIC)
+    if rel not in tree.files or old.encode() not in tree.files[rel]:
+        return f"semantic edit of {rel} not applicable"
+    tree.files[rel] = tree.files[rel].replace(old.encode(), new.encode(), 1)
+    return f"semantic: {old[:40]!r} -> {new[:40]!r} in {rel}"
+
+
+MUTATIONS = [(_line_edit, 5), (_key_delete, 4), (_typo, 4), (_number, 4), (_formula, 3), (_nesting, 1),
+             (_unicode, 2), (_yaml_trick, 2), (_file_op, 2), (_special, 1), (_semantic, 4)]
+
+
+def mutate(tree: Tree, rng) -> list[str]:
+    funcs, weights = zip(*MUTATIONS)
+    return [rng.choices(funcs, weights)[0](tree, rng) for _ in range(rng.choice([1, 1, 1, 2, 3]))]
+
+
+# -- query cases ---------------------------------------------------------------------------------
+
+FIELDS = ["n", "m", "k", "atype", "btype", "dtype", "family", "form", "min_ptx", "id", "ptx", "targets", "regs",
+          "sparse", "satfinite", "batch", "threads", "nosuch", "N", "_", "a" * 300]
+VALUES = ["8", "-1", "0", "256", "9999999999999999999", "-9223372036854775809", "1" * 5000, "0x10", "0b1", "1e3",
+          "f16", "e4m3", "true", "no", "", ",", "8,16,24", ",".join(map(str, range(3000))), "*", "%", "_", "\\",
+          "'", '"', "\x00", "\u202e", "\U0001f600", "m64n*", "*" * 40, "*a" * 150, "8.0", "sm_90a", "reg"]
+OPS = ["=", "!=", "<", "<=", ">", ">=", "~", "==", "=~", ""]
+
+
+def query_args(rng, databases: dict[str, Path]) -> list[str]:
+    args = ["query"]
+    if rng.random() < 0.35:
+        args += ["--db", str(databases[rng.choice(sorted(databases))])]
+    for opt, pool in (("--family", ["wgmma", "mma", "wmma", "x", ""]), ("--target", ["sm_90a", "sm_80", "sm_9", ""]),
+                      ("--ptx", ["8.0", "7.8", "9.5", "99.9", "8", ""]),
+                      ("--format", ["table", "json", "csv"])):
+        if rng.random() < 0.3:
+            args += [opt, rng.choice(pool)]
+    if rng.random() < 0.1:
+        args.append("--errata")
+    if rng.random() < 0.2:
+        args += ["--variant", rng.choice(["wgmma.mma_async.sync.aligned.m64n16k16.f16.f16.f16", "mma", "",
+                                          "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "%", "x" * 500])]
+        if rng.random() < 0.5:
+            args += ["--form", rng.choice(["reg", "desc"])]
+    if rng.random() < 0.2:
+        args += ["--fragment", rng.choice(["a", "b", "c", "d", "e", "sp_meta", ""])]
+        for opt in ("--row", "--col", "--thread"):
+            if rng.random() < 0.4:
+                args += [opt, rng.choice(["0", "5", "-1", "127", "4096", str(1 << 63), str(1 << 70), "x"])]
+    if rng.random() < 0.1:
+        args.append("--operands")
+    count = rng.choice([0, 1, 1, 2, 3, 5, 65, 300])
+    for _ in range(count):
+        args.append(rng.choice(FIELDS) + rng.choice(OPS) + rng.choice(VALUES))
+    return args
+
+
+def damaged_databases(work: Path) -> dict[str, Path]:
+    """The real database, and damaged or foreign copies of it, each once per campaign."""
+    good = work / "ptxspec.sqlite"
+    shutil.copyfile(DATABASE, good)
+    out = {"good": good}
+    data = good.read_bytes()
+
+    def put(name: str, content: bytes) -> Path:
+        p = work / name
+        p.write_bytes(content)
+        out[name] = p
+        return p
+
+    put("truncated_half.sqlite", data[: len(data) // 2])
+    put("truncated_header.sqlite", data[:100])
+    put("empty.sqlite", b"")
+    put("text.sqlite", b"SQLite format 3\x00 but not really\n")
+    garbled = bytearray(data)
+    for off in range(4096, len(garbled), 32768):
+        garbled[off:off + 64] = b"\xde\xad\xbe\xef" * 16
+    put("garbled.sqlite", bytes(garbled))
+    header = bytearray(data)
+    header[16:18] = b"\x00\x03"  # an impossible page size
+    put("bad_page_size.sqlite", bytes(header))
+    for name, sql in (("bad_json", "UPDATE variants SET regs = '{not json', targets = '[[[[['"),
+                      ("deep_json", "UPDATE variants SET requires = '" + "[" * 50000 + "'"),
+                      ("no_table", "DROP VIEW fragment_elements; DROP TABLE variants"),
+                      ("newer", "PRAGMA user_version = 2"),
+                      ("foreign_app", "PRAGMA application_id = 7"),
+                      ("huge_ints", "UPDATE variants SET n = 9223372036854775807, m = -9223372036854775808"),
+                      ("text_ints", "UPDATE variants SET n = 'x', k = X'00ff'")):
+        p = work / f"{name}.sqlite"
+        shutil.copyfile(good, p)
+        conn = sqlite3.connect(p)
+        conn.executescript(sql)
+        conn.commit()
+        conn.close()
+        out[name] = p
+    foreign = work / "foreign.sqlite"
+    conn = sqlite3.connect(foreign)
+    conn.execute("CREATE TABLE variants (id TEXT, n INTEGER)")
+    conn.commit()
+    conn.close()
+    out["foreign"] = foreign
+    odd = work / "we#ird?name%20.sqlite"
+    shutil.copyfile(good, odd)
+    out["odd_name"] = odd
+    fifo = work / "fifo.sqlite"
+    os.mkfifo(fifo)
+    out["fifo"] = fifo
+    out["missing"] = work / "missing.sqlite"
+    out["directory"] = work
+    return out
+
+
+# -- the campaign --------------------------------------------------------------------------------
+
+class Campaign:
+    def __init__(self, seed: int, work: Path, log, build_rate: float, keep: Path | None):
+        self.seed, self.work, self.log, self.build_rate, self.keep = seed, work, log, build_rate, keep
+        self.pristine = {p.relative_to(SPEC).as_posix(): p.read_bytes() for p in sorted(SPEC.rglob("*.yaml"))}
+        self.counts: dict[str, int] = {}
+        self.failures: list[str] = []
+        self.databases: dict[str, Path] | None = None
+
+    def count(self, key: str) -> None:
+        self.counts[key] = self.counts.get(key, 0) + 1
+
+    def record(self, entry: dict) -> None:
+        if self.log:
+            self.log.write(json.dumps(entry) + "\n")
+            self.log.flush()
+
+    def fail(self, case: str, why: list[str], mutations) -> None:
+        self.count("failures")
+        text = f"FAIL {case} (seed {self.seed}): {'; '.join(why)}; mutations: {mutations}"
+        self.failures.append(text)
+        print(text, file=sys.stderr, flush=True)
+
+    def tree_case(self, i: int) -> None:
+        rng = random.Random(f"{self.seed}:tree:{i}")
+        tree = Tree(self.pristine)
+        mutations = mutate(tree, rng)
+        case_dir = Path(tempfile.mkdtemp(prefix=f"tree{i}-", dir=self.work))
+        root = case_dir / "spec"
+        tree.write(root)
+        outcome = run_cli(["--spec", str(root), "validate"], LIMITS["validate"], case_dir)
+        why = problems_in(outcome, "validate")
+        self.count(f"tree validate {outcome.status} {outcome.code}")
+        entry = {"case": f"tree:{i}", "mutations": mutations, "validate": [outcome.status, outcome.code],
+                 "seconds": round(outcome.seconds, 2), "first_line": outcome.err.splitlines()[0][:300]
+                 if outcome.err else outcome.out.strip()[:300]}
+        if not why and outcome.code == 0 and (rng.random() < self.build_rate):
+            why = self.build(root, case_dir, entry)
+        self.record(entry)
+        if why:
+            self.fail(f"tree:{i}", why, mutations)
+            if self.keep:
+                shutil.copytree(root, self.keep / f"tree{i}", symlinks=True, dirs_exist_ok=True)
+        _remove(case_dir)
+
+    def build(self, root: Path, case_dir: Path, entry: dict) -> list[str]:
+        out = case_dir / "out"
+        out.mkdir()
+        (out / "keep.txt").write_text("must survive a failed build\n")
+        before = snapshot(out)
+        outcome = run_cli(["--spec", str(root), "build", "--out", str(out)], LIMITS["build"], case_dir)
+        self.count(f"tree build {outcome.status} {outcome.code}")
+        entry["build"] = [outcome.status, outcome.code]
+        why = problems_in(outcome, "build")
+        if outcome.status == "exit" and outcome.code != 0 and snapshot(out) != before:
+            why.append("a failed build changed its output directory")
+        if outcome.status == "exit" and outcome.code == 0 and not (out / "ptxspec.sqlite").is_file():
+            why.append("build exited 0 without writing ptxspec.sqlite")
+        return why
+
+    def query_case(self, i: int) -> None:
+        if self.databases is None:
+            self.databases = damaged_databases(Path(tempfile.mkdtemp(prefix="dbs-", dir=self.work)))
+            self.db_state = {name: _state(p) for name, p in self.databases.items()}
+            self.db_dir = snapshot(self.databases["good"].parent)
+        rng = random.Random(f"{self.seed}:query:{i}")
+        args = query_args(rng, self.databases)
+        outcome = run_cli(args, LIMITS["query"], self.work)
+        why = problems_in(outcome, "query")
+        self.count(f"query {outcome.status} {outcome.code}")
+        if snapshot(self.databases["good"].parent) != self.db_dir:
+            why.append("a query changed the database directory")
+            self.db_dir = snapshot(self.databases["good"].parent)
+        self.record({"case": f"query:{i}", "args": [a[:80] for a in args[:12]] + (["..."] if len(args) > 12 else []),
+                     "query": [outcome.status, outcome.code], "seconds": round(outcome.seconds, 2),
+                     "first_line": (outcome.err or outcome.out).strip().splitlines()[0][:300]
+                     if (outcome.err or outcome.out).strip() else ""})
+        if why:
+            self.fail(f"query:{i}", why, [a[:80] for a in args[:12]])
+
+
+def _state(p: Path):
+    try:
+        st = p.lstat()
+        return (st.st_mode, st.st_size, st.st_mtime_ns)
+    except OSError:
+        return None
+
+
+def _remove(path: Path) -> None:
+    for dirpath, dirnames, filenames in os.walk(path):  # unreadable files and directories: make them ours
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            if not p.is_symlink():
+                try:
+                    p.chmod(stat.S_IRWXU)
+                except OSError:
+                    pass
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, default=18)
+    ap.add_argument("--seconds", type=float, default=None, help="stop starting cases after this long")
+    ap.add_argument("--trees", type=int, default=None, help="tree cases (default: unbounded, or until --seconds)")
+    ap.add_argument("--queries", type=int, default=None, help="query cases")
+    ap.add_argument("--start", type=int, default=0, help="first case number (to run a campaign in chunks)")
+    ap.add_argument("--build-all", action="store_true", help="build every tree validate accepts")
+    ap.add_argument("--build-rate", type=float, default=0.05, help="share of accepted trees built")
+    ap.add_argument("--log", type=Path, help="JSON lines, one per case")
+    ap.add_argument("--keep", type=Path, help="copy each failing tree here")
+    ap.add_argument("--replay", metavar="KIND:I", help="run one case (tree:I or query:I)")
+    args = ap.parse_args(argv)
+    if args.seconds is None and args.trees is None and args.queries is None and not args.replay:
+        ap.error("give --seconds, --trees/--queries or --replay")
+    work = Path(tempfile.mkdtemp(prefix="ptxspec-fuzz-"))
+    log = open(args.log, "a", encoding="utf-8") if args.log else None
+    campaign = Campaign(args.seed, work, log, 1.0 if args.build_all else args.build_rate, args.keep)
+    start = time.monotonic()
+    try:
+        if args.replay:
+            kind, _, i = args.replay.partition(":")
+            (campaign.tree_case if kind == "tree" else campaign.query_case)(int(i))
+        else:
+            trees = args.trees if args.trees is not None else (None if args.queries is None else 0)
+            queries = args.queries if args.queries is not None else (None if args.trees is None else 0)
+            t = q = 0
+            while args.seconds is None or time.monotonic() - start < args.seconds:
+                want_tree = trees is None or t < trees
+                want_query = queries is None or q < queries
+                if not (want_tree or want_query):
+                    break
+                if want_tree and (not want_query or t <= 4 * q):  # about four trees per query
+                    campaign.tree_case(args.start + t)
+                    t += 1
+                else:
+                    campaign.query_case(args.start + q)
+                    q += 1
+    finally:
+        if log:
+            log.close()
+        _remove(work)
+    seconds = time.monotonic() - start
+    summary = ", ".join(f"{k}: {v}" for k, v in sorted(campaign.counts.items()))
+    print(f"fuzz seed {args.seed}: {seconds:.0f}s; {summary}", file=sys.stderr)
+    return 1 if campaign.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
