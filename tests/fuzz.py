@@ -9,7 +9,8 @@ deletions, duplicates and swaps, typos, hostile numbers and formulas, deep nesti
 invalid bytes, YAML tags and alias bombs, empty documents, renamed, moved, duplicated or deleted
 files, FIFOs, links to devices and loops, unreadable files, semantic edits of bounds, nibbles,
 requirements, formats and swizzles), then runs `ptxspec --spec TREE validate`; a tree it accepts
-is sometimes (always with --build-all) built with `build --out DIR`. Each query case runs
+is sometimes (with --build-all: whenever its documents differ from every tree built before) built
+with `build --out DIR`. Each query case runs
 `ptxspec query` with hostile arguments, on the real database or a damaged or foreign one.
 
 A case fails on an exit status other than 0, 1 or 2, a signal, a hang (past its time limit), a
@@ -518,6 +519,7 @@ class Campaign:
         self.counts: dict[str, int] = {}
         self.failures: list[str] = []
         self.databases: dict[str, Path] | None = None
+        self.built: dict[str, str] = {}  # content key of each tree built -> its case
 
     def count(self, key: str) -> None:
         self.counts[key] = self.counts.get(key, 0) + 1
@@ -547,7 +549,13 @@ class Campaign:
                  "seconds": round(outcome.seconds, 2), "first_line": outcome.err.splitlines()[0][:300]
                  if outcome.err else outcome.out.strip()[:300]}
         if not why and outcome.code == 0 and (rng.random() < self.build_rate):
-            why = self.build(root, case_dir, entry)
+            key = _content_key(root)
+            if key in self.built:  # the same documents as a tree built before: the same build
+                entry["build"] = "same as " + self.built[key]
+                self.count("tree build skipped: same documents as one built")
+            else:
+                self.built[key] = f"tree:{i}"
+                why = self.build(root, case_dir, entry)
         self.record(entry)
         if why:
             self.fail(f"tree:{i}", why, mutations)
@@ -589,6 +597,24 @@ class Campaign:
                      if (outcome.err or outcome.out).strip() else ""})
         if why:
             self.fail(f"query:{i}", why, [a[:80] for a in args[:12]])
+
+
+def _content_key(root: Path) -> str:
+    """What a tree's documents say, whatever their comments and layout: the parsed files, as JSON."""
+    import hashlib
+
+    import yaml
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and not p.is_symlink():
+            data = p.read_bytes()
+            try:
+                data = json.dumps(yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)),
+                                  sort_keys=True, default=str).encode()
+            except Exception:  # noqa: BLE001 - not YAML after all: its bytes then
+                pass
+            h.update(p.relative_to(root).as_posix().encode() + b"\0" + data + b"\0")
+    return h.hexdigest()
 
 
 def _state(p: Path):

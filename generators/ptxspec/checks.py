@@ -5,7 +5,8 @@ built model as a whole, after resolution, against facts the spec states once:
 
 - shapes: every M, N and K lies within its family's `shape_bounds` (the ISA's limits), and every
   register fragment takes at least one register;
-- operands: a default (the value assumed when a statement leaves the operand out) is legal;
+- operands: a default (the value assumed when a statement leaves the operand out) is legal
+  (that a signature has what its instruction's semantics needs, the resolver checks);
 - opcodes: each variant's opcode begins with its instruction's name and has no empty qualifier
   (`mma..sync` when a qualifier's value is missing);
 - requirements: each alternative's PTX version is one at which some of its targets exists;

@@ -1153,6 +1153,28 @@ case("operand_default_not_legal",
                                "    - {name: imm_trans_b, kind: immediate, values: [65, 1], default: 0}\n  # tf32"))},
      [(DENSE, "values: [65, 1]", "operand imm_trans_b: default 0 is not one of its legal values (65, 1)")])
 
+case("signature_without_d",
+     "The D operand deleted from wgmma.mma_async's transposable signature (it validated before).",
+     {DENSE: edit_real(DENSE, ("  transposable:\n    - {name: d, kind: fragment, io: inout, matrix: d}\n",
+                               "  transposable:\n"))},
+     [(DENSE, ("    signature: transposable", 1), "signature 'transposable' in form 'reg' lacks what mma needs: "
+                                                  "a result fragment of D"),
+      (DENSE, ("    signature: transposable", 2), "signature 'transposable' in form 'reg' lacks what mma needs")])
+
+case("sparse_signature_without_metadata",
+     "The metadata operand deleted from a sparse wgmma signature.",
+     {SP: edit_real(SP, ("  transposable:\n    - {name: d, kind: fragment, io: inout, matrix: d}\n"
+                         "    - {name: a, kind: fragment, io: in, matrix: a, forms: [reg]}\n"
+                         "    - {name: a_desc, kind: descriptor, io: in, matrix: a, forms: [desc]}\n"
+                         "    - {name: b_desc, kind: descriptor, io: in, matrix: b}\n"
+                         "    - {name: sp_meta, kind: metadata, io: in}\n",
+                         "  transposable:\n    - {name: d, kind: fragment, io: inout, matrix: d}\n"
+                         "    - {name: a, kind: fragment, io: in, matrix: a, forms: [reg]}\n"
+                         "    - {name: a_desc, kind: descriptor, io: in, matrix: a, forms: [desc]}\n"
+                         "    - {name: b_desc, kind: descriptor, io: in, matrix: b}\n"))},
+     [(SP, ("    signature: transposable", 1), "lacks what mma needs: a metadata operand (the group is sparse)"),
+      (SP, ("    signature: transposable", 2), "lacks what mma needs: a metadata operand (the group is sparse)")])
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--check"]:
         names = stale()
