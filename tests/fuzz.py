@@ -479,19 +479,24 @@ def damaged_databases(work: Path) -> dict[str, Path]:
     header = bytearray(data)
     header[16:18] = b"\x00\x03"  # an impossible page size
     put("bad_page_size.sqlite", bytes(header))
-    for name, sql in (("bad_json", "UPDATE variants SET regs = '{not json', targets = '[[[[['"),
-                      ("deep_json", "UPDATE variants SET requires = '" + "[" * 50000 + "'"),
-                      ("no_table", "DROP VIEW fragment_elements; DROP TABLE variants"),
+    for name, sql in (("bad_json", "UPDATE signatures SET regs = '{not json'; UPDATE requirements SET targets = '[[[['"),
+                      ("deep_json", "UPDATE requirements SET requires = '" + "[" * 50000 + "'"),
+                      ("no_table", "DROP VIEW fragment_elements; DROP TABLE variant_rows"),
                       ("newer", "PRAGMA user_version = 2"),
                       ("foreign_app", "PRAGMA application_id = 7"),
-                      ("huge_ints", "UPDATE variants SET n = 9223372036854775807, m = -9223372036854775808"),
-                      ("text_ints", "UPDATE variants SET n = 'x', k = X'00ff'")):
+                      ("huge_ints", "UPDATE variant_rows SET n = 9223372036854775807, m = -9223372036854775808"),
+                      ("text_ints", "UPDATE variant_rows SET n = 'x', k = X'00ff'")):
         p = work / f"{name}.sqlite"
         shutil.copyfile(good, p)
         conn = sqlite3.connect(p)
-        conn.executescript(sql)
-        conn.commit()
-        conn.close()
+        try:  # the database's own tables (variants and others are views over them)
+            conn.executescript(sql)
+            conn.commit()
+        except sqlite3.Error as exc:
+            print(f"fuzz: cannot make the {name} database ({exc}); the layout changed: update fuzz.py", file=sys.stderr)
+            raise
+        finally:
+            conn.close()
         out[name] = p
     foreign = work / "foreign.sqlite"
     conn = sqlite3.connect(foreign)

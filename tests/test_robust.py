@@ -174,10 +174,10 @@ def damaged(tmp_path):
         elif kind in ("bad_json", "deep_json", "newer"):
             shutil.copyfile(DB, path)
             conn = sqlite3.connect(path)
-            if kind == "bad_json":
-                conn.execute("UPDATE variants SET regs = '{not json'")
+            if kind == "bad_json":  # (variants is a view over these tables)
+                conn.execute("UPDATE signatures SET regs = '{not json'")
             elif kind == "deep_json":
-                conn.execute("UPDATE variants SET targets = ?", ("[" * 100_000,))
+                conn.execute("UPDATE requirements SET targets = ?", ("[" * 100_000,))
             else:
                 conn.execute("PRAGMA user_version = 99")
             conn.commit()
