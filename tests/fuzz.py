@@ -47,8 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "generators"), str(ROOT / "generated")]
 
 import ptxspec  # noqa: E402
-from ptxspec import cli  # noqa: E402
-from ptxspec.source import read_tree  # noqa: E402,F401 (warms the schema validators before forking)
+from ptxspec import build as _build, cli, query as _query  # noqa: E402,F401 (imported once, before forking)
 
 SPEC = ROOT / "spec"
 DATABASE = ROOT / "generated" / "ptxspec.sqlite"
@@ -657,6 +656,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.seconds is None and args.trees is None and args.queries is None and not args.replay:
         ap.error("give --seconds, --trees/--queries or --replay")
+    ptxspec.load(SPEC)  # imports, schema validators and compiled formulas, warm in every child
     work = Path(tempfile.mkdtemp(prefix="ptxspec-fuzz-"))
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     campaign = Campaign(args.seed, work, log, 1.0 if args.build_all else args.build_rate, args.keep)

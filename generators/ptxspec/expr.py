@@ -285,7 +285,7 @@ class _Bounds(ast.NodeVisitor):
             m = max(abs(c), abs(d))
             return (0, max(m - 1, 0)) if c > 0 else (-m, m)
         if op is ast.Pow:
-            e = node.right.value
+            e = c  # a constant exponent (the checker allows no other): c == d
             cands = [a ** e, b ** e] + ([0] if a < 0 < b else [])
             return _span(cands)
         if op in (ast.BitAnd, ast.BitOr, ast.BitXor):

@@ -64,7 +64,8 @@ _ARRAY_WRITERS = frozenset({"fill", "itemset", "put", "resize", "setfield", "set
 def _environment(directory: Path):
     import jinja2
     import numpy as np
-    from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+    from jinja2.exceptions import SecurityError
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     class Sandbox(ImmutableSandboxedEnvironment):
         """No attribute of Python internals, no mutation of lists, dicts, sets or the model's arrays,
@@ -128,7 +129,7 @@ def render(spec: Spec, template: str | Path) -> str:
     except RenderError:
         raise
     except jinja2.TemplateSyntaxError as exc:
-        raise RenderError(f"{exc.filename or path}:{exc.lineno}:1: error: {_one_line(exc.message)}") from None
+        raise RenderError(f"{exc.filename or path}:{exc.lineno}:1: error: {_one_line(exc.message or '')}") from None
     except jinja2.TemplateError as exc:
         raise RenderError(f"{path}:{_template_line(exc, path)}:1: error: {_one_line(str(exc))}") from None
     except UnicodeDecodeError as exc:
