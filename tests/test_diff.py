@@ -207,11 +207,8 @@ def test_raise_a_ptx_version(base, head_dir):
 
 
 def test_lower_a_ptx_version_is_info(base, head_dir):
-    edit(head_dir, FENCE, '- {ptx: "8.0", targets: sm_90a}', '- {ptx: "7.8", targets: sm_90a}')
-    report = run(base, head_dir)
-    # sm_90a itself needs PTX 8.0, so lowering the clause below that changes nothing for users
-    assert report.changes == []
-    edit(head_dir, FENCE, '- {ptx: "7.8", targets: sm_90a}', '- {ptx: "7.8", targets: {any_of: [sm_90, sm_90a]}}')
+    # (PTX 7.8 on sm_90a alone is no valid spec: sm_90a exists from PTX 8.0; validate refuses it)
+    edit(head_dir, FENCE, '- {ptx: "8.0", targets: sm_90a}', '- {ptx: "7.8", targets: {any_of: [sm_90, sm_90a]}}')
     report = run(base, head_dir)
     line = line_of(head_dir, FENCE, "any_of")
     assert classify(report) == {("requirement.targets.widened", "info", where(report.head, FENCE), line): 1}
@@ -229,7 +226,7 @@ def test_widen_targets(base, head_dir):
 
 
 def test_narrow_targets_and_raise_together(base, head_dir):
-    edit(head_dir, FENCE, '- {ptx: "8.0", targets: sm_90a}', '- {ptx: "8.1", targets: sm_100a}')
+    edit(head_dir, FENCE, '- {ptx: "8.0", targets: sm_90a}', '- {ptx: "8.6", targets: sm_100a}')
     report = run(base, head_dir)
     line = line_of(head_dir, FENCE, "sm_100a")
     f = where(report.head, FENCE)
@@ -239,7 +236,7 @@ def test_narrow_targets_and_raise_together(base, head_dir):
 
 def test_rename_a_qualifier(base, head_dir):
     edit(head_dir, SP, 'opcode: "wgmma.mma_async.sp.sync.aligned.m{m}',
-         'opcode: "wgmma.mma_async.sync.aligned.sp.m{m}')
+         'opcode: "wgmma.mma_async.sp.aligned.sync.m{m}')
     report = run(base, head_dir)
     n = count(base, instruction="wgmma.mma_async.sp")
     assert n == 1056
@@ -247,7 +244,7 @@ def test_rename_a_qualifier(base, head_dir):
     assert classify(report) == {("variant.renamed", "breaking", where(report.head, SP), line): n}
     c = report.changes[0]
     assert c.before.startswith("wgmma.mma_async.sp.sync.aligned.m64n") and \
-        c.after.startswith("wgmma.mma_async.sync.aligned.sp.m64n")
+        c.after.startswith("wgmma.mma_async.sp.aligned.sync.m64n")
 
 
 def test_change_an_operands_legal_values(base, head_dir):
@@ -370,7 +367,7 @@ def big(base, base_dir, tmp_path_factory):
     """One HEAD with many kinds of edit at once, shared by the format tests."""
     head_dir = tmp_path_factory.mktemp("big") / "spec"
     shutil.copytree(base_dir, head_dir)
-    edit(head_dir, SP, 'opcode: "wgmma.mma_async.sp.sync.aligned.m{m}', 'opcode: "wgmma.mma_async.sync.aligned.sp.m{m}')
+    edit(head_dir, SP, 'opcode: "wgmma.mma_async.sp.sync.aligned.m{m}', 'opcode: "wgmma.mma_async.sp.aligned.sync.m{m}')
     edit(head_dir, MMA, '- {ptx: "8.0", targets: sm_90a}', '- {ptx: "8.1", targets: {any_of: [sm_90a, sm_100a]}}')
     edit(head_dir, LAYOUTS, 'col: "2*(t%4) + i%2 + 8*(i//4)"',
          'col: "2*(t%4) + ((i%2) ^ ((t == 0) & (i < 2))) + 8*(i//4)"')
