@@ -58,6 +58,22 @@ def read_bindings(lines, results):
             _add(results, k["variant"], 1, 0)
 
 
+def read_movements(doc, results):
+    """The ldmatrix campaign: per movement form (the variant's opcode, then `@a<address bits>`)
+    its cases, each comparing every 16-bit element moved (and, for stmatrix, the whole window); per
+    end-to-end sample its cases, counted for the ldmatrix/stmatrix forms and the mma it chains."""
+    for name, e in doc["movement"].items():
+        opcode = name.split("@")[0]
+        regs = 1 if opcode.startswith("movmatrix") else {"x1": 1, "x2": 2, "x4": 4}[opcode.split(".")[4]]
+        for c in e["cases"]:
+            _add(results, opcode, 1, 64 * regs, 0 if c["manual"] else 1)
+    for e in doc["e2e"].values():
+        for c in e["cases"]:
+            good = all(x for k, x in c.items() if isinstance(x, bool))
+            for opcode in e["chain"]:
+                _add(results, opcode, 1, 0, 0 if good else 1)
+
+
 def results_of(records: list[str]) -> dict[str, list[int]]:
     results: dict[str, list[int]] = {}
     for rel in records:
@@ -68,6 +84,8 @@ def results_of(records: list[str]) -> dict[str, list[int]]:
         doc = json.loads(text)
         if "entries" in doc:
             read_wmma(doc, results)
+        elif "movement" in doc:
+            read_movements(doc, results)
         elif "kernels" in doc:
             read_kernels(doc, results)
         else:

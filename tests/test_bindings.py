@@ -202,7 +202,7 @@ def test_bindings_compile_and_assemble(spec, headers, tmp_path):
                                              "-o", str(tmp_path / f"guard_{target}.ptx")], None, [], None))
     # the host pass: a full compile (host g++ with -Wall -Werror) of a TU that includes everything
     host = tmp_path / "host.cu"
-    sample = [wg[0], wg[-1]] + others[:1]
+    sample = [wg[0], wg[-1]] + [next(v for v in others if v.valid("sm_90a", NVCC_PTX))]  # compiled for sm_90a
     host.write_text(instantiate.translation_unit(sample, "h_"))
     jobs.append(("host pass", [nvcc, "-c", "-gencode", "arch=compute_90a,code=compute_90a", *FLAGS, *inc, str(host),
                                "-o", str(tmp_path / "host.o")], None, [], None))

@@ -3,9 +3,11 @@ without a GPU.
 
 Every case's inputs are regenerated from its name (tests/device/ldmatrix_harness.py); the
 hardware's outputs are in the record as digests, and the maps it showed as data. The movement
-forms are checked against the manual's text transcribed in tests/device/check_ldmatrix.py
-(`manual_source`); the end-to-end samples against the spec's mma/wgmma fragment maps and its
-executor (loaded registers = fragments of the stored matrices, D = A*B + C).
+forms are replayed through the spec's executors (the ldmatrix family's maps) and checked against
+the manual's text transcribed in tests/device/check_ldmatrix.py (`manual_source`); the
+end-to-end samples against the spec's mma/wgmma fragment maps and its executor (loaded
+registers = fragments of the stored matrices, D = A*B + C), and against the model's
+fragment_loaders: each loader the H100 ran is a row of it, address for address.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "device"))
 import check_ldmatrix as chk  # noqa: E402
 import ldmatrix_e2e as e2e  # noqa: E402
-from ldmatrix_harness import digest, forms  # noqa: E402
+from ldmatrix_harness import IMAGE_BYTES, digest, forms, load_image, mov_codes, row_offsets, store_codes  # noqa: E402
 
 RECORDS = sorted((HERE.parent / "evidence" / "records").glob("ldmatrix-*.json"))
 
@@ -71,6 +73,49 @@ def test_observed_maps(record):
 @pytest.fixture(scope="module")
 def spec():
     return e2e._spec()
+
+
+def test_movement_records_replay_through_the_executors(record, spec):
+    """Every movement case, run by the spec's executor (load_matrix, store_matrix, transpose) on
+    the same inputs, gives the digest the H100 gave."""
+    by = {f.name: f for f in forms()}
+    for name, e in record["movement"].items():
+        f = by[name]
+        v = spec.variant(f.opcode)
+        for c in e["cases"]:
+            p = row_offsets(f, c["case"]).astype(np.int64)
+            if f.instr == "ldmatrix":
+                got = v.execute(p=p, mem=load_image())
+            elif f.instr == "stmatrix":
+                got = np.asarray(v.execute(r=store_codes(f, c["case"]), p=p,
+                                           mem=np.full(IMAGE_BYTES, 0xFF, np.uint8))).view(np.uint32)
+            else:
+                got = v.execute(a=mov_codes(c["case"]))
+            assert digest(np.asarray(got, np.uint32)) == c["digest"], (name, c["case"])
+
+
+@pytest.mark.parametrize("sample", e2e.SAMPLES, ids=lambda s: s.name)
+def test_samples_are_rows_of_the_loader_table(spec, sample):
+    """The loader each sample ran (form, and every lane's address) is a row of the model's table,
+    its row/col formulas evaluated as written."""
+    from ptxspec.expr import compile_formula
+    v = e2e.variant_of(spec, sample)
+    for op, load, direction in (("a", sample.a, "load"), ("b", sample.b, "load"), ("d", sample.d, "store")):
+        if load is None:
+            continue
+        form = load.form("ldmatrix" if direction == "load" else "stmatrix").replace(".shared", "")
+        rows = [r for r in v.loaders(op) if r.storage == load.storage and r.direction == direction and r.form == form]
+        assert len(rows) == 1 and rows[0].instructions == 1 and rows[0].evidence == "maps proven on H100", (op, rows)
+        row = compile_formula(rows[0].row, frozenset({"lane", "i", "warp"}))
+        col = compile_formula(rows[0].col, frozenset({"lane", "i", "warp"}))
+        eb = spec.types[e2e.type_of(v, op)].bits // 8
+        want = e2e.lane_offsets(load, eb, sample.threads)
+        for tid in range(sample.threads):
+            warp, lane = divmod(tid, 32)
+            if lane >= 8 * load.count:
+                continue  # names no row
+            r, c = int(row(lane=lane, i=0, warp=warp)), int(col(lane=lane, i=0, warp=warp))
+            assert load.offset + (r * load.ld + c) * eb == want[tid], (op, tid)
 
 
 @pytest.mark.parametrize("sample", e2e.SAMPLES, ids=lambda s: s.name)

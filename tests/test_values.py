@@ -17,7 +17,10 @@ DTYPE = {"f64": np.float64, "f32": np.float32, "tf32": np.float32, "f16": np.flo
          "e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2, "e3m2": ml_dtypes.float6_e3m2fn,
          "e2m3": ml_dtypes.float6_e2m3fn, "e2m1": ml_dtypes.float4_e2m1fn, "ue8m0": ml_dtypes.float8_e8m0fnu,
          "ue4m3": ml_dtypes.float8_e4m3fn, "s32": np.int32, "s8": np.int8, "u8": np.uint8, "s4": ml_dtypes.int4,
-         "u4": ml_dtypes.uint4, "b1": np.bool_}
+         "u4": ml_dtypes.uint4, "b1": np.bool_,
+         # untyped bits of the matrix movements: unsigned integers of (at least) their width
+         "b16": np.uint16, "b8": np.uint8, "b8x16": np.uint8, "b6x16_p32": np.uint8,
+         "b4x16_p64": ml_dtypes.uint4}
 
 
 def test_every_element_type_has_its_dtype(spec):
@@ -46,7 +49,8 @@ def test_typed_round_trip_for_every_element_type(spec):
     the ones ml_dtypes (or numpy) gives for those codes."""
     rng = np.random.default_rng(0)
     by_type = _operands_by_type(spec)
-    assert {t for t, _ in by_type} >= set(spec.types) - {"ue8m0", "ue4m3"}  # scale types: no fragment
+    # scale types and ldmatrix's destination format name no fragment
+    assert {t for t, _ in by_type} >= set(spec.types) - {"ue8m0", "ue4m3", "b8x16"}
     for (tname, slot), (v, mat) in sorted(by_type.items()):
         t = spec.types[tname]
         fm = v.fragment_map(mat)

@@ -100,6 +100,127 @@ namespace layout {
 // Fragment layouts (spec/layouts), at a shape M x N x K and element width Bits: element i of
 // thread t is (row(t, i), col(t, i)) of the operand matrix; it sits in register reg(i), slot
 // slot(i) (Bits-wide slots, low bits first; a 64-bit element takes a whole .f64/.b64 register).
+// ldmatrix.m16n16.x1.trans: One 16x16 matrix of bytes read column-major: register r holds byte g + 8r of rows 4q..4q+3 (low byte first).
+template <int M, int N, int K, int Bits>
+struct ldmatrix_m16n16_x1_trans {
+  static constexpr int rows = 16, cols = 16, elements = 8;
+  static constexpr int bits = Bits, per_reg = Bits >= 32 ? 1 : 32 / Bits,
+                       regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
+  PTXSPEC_HD static constexpr int row(int t, int i) { return ((16 * (i / 8)) + (4 * (t % 4))) + (i % 4); }
+  PTXSPEC_HD static constexpr int col(int t, int i) { return (t / 4) + (8 * ((i / 4) % 2)); }
+  PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
+  PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
+};
+// ldmatrix.m16n16.x2.trans: Two 16x16 matrices of bytes read column-major: registers 2m, 2m+1 hold bytes g and g+8 of rows 4q..4q+3 of matrix m.
+template <int M, int N, int K, int Bits>
+struct ldmatrix_m16n16_x2_trans {
+  static constexpr int rows = 32, cols = 16, elements = 16;
+  static constexpr int bits = Bits, per_reg = Bits >= 32 ? 1 : 32 / Bits,
+                       regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
+  PTXSPEC_HD static constexpr int row(int t, int i) { return ((16 * (i / 8)) + (4 * (t % 4))) + (i % 4); }
+  PTXSPEC_HD static constexpr int col(int t, int i) { return (t / 4) + (8 * ((i / 4) % 2)); }
+  PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
+  PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
+};
+// ldmatrix.m8n16.x1: One 8x16 matrix of 8-bit containers: lane t holds elements 4q..4q+3 of row g.
+template <int M, int N, int K, int Bits>
+struct ldmatrix_m8n16_x1 {
+  static constexpr int rows = 8, cols = 16, elements = 4;
+  static constexpr int bits = Bits, per_reg = Bits >= 32 ? 1 : 32 / Bits,
+                       regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
+  PTXSPEC_HD static constexpr int row(int t, int i) { return (8 * (i / 4)) + (t / 4); }
+  PTXSPEC_HD static constexpr int col(int t, int i) { return (4 * (t % 4)) + (i % 4); }
+  PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
+  PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
+};
+// ldmatrix.m8n16.x2: Two 8x16 matrices of 8-bit containers: register j holds elements 4q..4q+3 of row g of matrix j.
+template <int M, int N, int K, int Bits>
+struct ldmatrix_m8n16_x2 {
+  static constexpr int rows = 16, cols = 16, elements = 8;
+  static constexpr int bits = Bits, per_reg = Bits >= 32 ? 1 : 32 / Bits,
+                       regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
+  PTXSPEC_HD static constexpr int row(int t, int i) { return (8 * (i / 4)) + (t / 4); }
+  PTXSPEC_HD static constexpr int col(int t, int i) { return (4 * (t % 4)) + (i % 4); }
+  PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
+  PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
+};
+// ldmatrix.m8n16.x4: Four 8x16 matrices of 8-bit containers: register j holds elements 4q..4q+3 of row g of matrix j.
+template <int M, int N, int K, int Bits>
+struct ldmatrix_m8n16_x4 {
+  static constexpr int rows = 32, cols = 16, elements = 16;
+  static constexpr int bits = Bits, per_reg = Bits >= 32 ? 1 : 32 / Bits,
+                       regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
+  PTXSPEC_HD static constexpr int row(int t, int i) { return (8 * (i / 4)) + (t / 4); }
+  PTXSPEC_HD static constexpr int col(int t, int i) { return (4 * (t % 4)) + (i % 4); }
+  PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
+  PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
+};
+// ldmatrix.m8n8.x1: One 8x8 matrix: lane t holds elements 2q and 2q+1 of row g.
+template <int M, int N, int K, int Bits>
+struct ldmatrix_m8n8_x1 {
+  static constexpr int rows = 8, cols = 8, elements = 2;
+  static constexpr int bits = Bits, per_reg = Bits >= 32 ? 1 : 32 / Bits,
+                       regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
+  PTXSPEC_HD static constexpr int row(int t, int i) { return (8 * (i / 2)) + (t / 4); }
+  PTXSPEC_HD static constexpr int col(int t, int i) { return (2 * (t % 4)) + (i % 2); }
+  PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
+  PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
+};
+// ldmatrix.m8n8.x1.trans: One 8x8 matrix read column-major: lane t holds element g of rows 2q and 2q+1.
+template <int M, int N, int K, int Bits>
+struct ldmatrix_m8n8_x1_trans {
+  static constexpr int rows = 8, cols = 8, elements = 2;
+  static constexpr int bits = Bits, per_reg = Bits >= 32 ? 1 : 32 / Bits,
+                       regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
+  PTXSPEC_HD static constexpr int row(int t, int i) { return ((8 * (i / 2)) + (2 * (t % 4))) + (i % 2); }
+  PTXSPEC_HD static constexpr int col(int t, int /*i*/) { return t / 4; }
+  PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
+  PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
+};
+// ldmatrix.m8n8.x2: Two 8x8 matrices: register j holds elements 2q and 2q+1 of row g of matrix j.
+template <int M, int N, int K, int Bits>
+struct ldmatrix_m8n8_x2 {
+  static constexpr int rows = 16, cols = 8, elements = 4;
+  static constexpr int bits = Bits, per_reg = Bits >= 32 ? 1 : 32 / Bits,
+                       regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
+  PTXSPEC_HD static constexpr int row(int t, int i) { return (8 * (i / 2)) + (t / 4); }
+  PTXSPEC_HD static constexpr int col(int t, int i) { return (2 * (t % 4)) + (i % 2); }
+  PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
+  PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
+};
+// ldmatrix.m8n8.x2.trans: Two 8x8 matrices read column-major: register j holds element g of rows 2q and 2q+1 of matrix j.
+template <int M, int N, int K, int Bits>
+struct ldmatrix_m8n8_x2_trans {
+  static constexpr int rows = 16, cols = 8, elements = 4;
+  static constexpr int bits = Bits, per_reg = Bits >= 32 ? 1 : 32 / Bits,
+                       regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
+  PTXSPEC_HD static constexpr int row(int t, int i) { return ((8 * (i / 2)) + (2 * (t % 4))) + (i % 2); }
+  PTXSPEC_HD static constexpr int col(int t, int /*i*/) { return t / 4; }
+  PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
+  PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
+};
+// ldmatrix.m8n8.x4: Four 8x8 matrices: register j holds elements 2q and 2q+1 of row g of matrix j.
+template <int M, int N, int K, int Bits>
+struct ldmatrix_m8n8_x4 {
+  static constexpr int rows = 32, cols = 8, elements = 8;
+  static constexpr int bits = Bits, per_reg = Bits >= 32 ? 1 : 32 / Bits,
+                       regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
+  PTXSPEC_HD static constexpr int row(int t, int i) { return (8 * (i / 2)) + (t / 4); }
+  PTXSPEC_HD static constexpr int col(int t, int i) { return (2 * (t % 4)) + (i % 2); }
+  PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
+  PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
+};
+// ldmatrix.m8n8.x4.trans: Four 8x8 matrices read column-major: register j holds element g of rows 2q and 2q+1 of matrix j.
+template <int M, int N, int K, int Bits>
+struct ldmatrix_m8n8_x4_trans {
+  static constexpr int rows = 32, cols = 8, elements = 8;
+  static constexpr int bits = Bits, per_reg = Bits >= 32 ? 1 : 32 / Bits,
+                       regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
+  PTXSPEC_HD static constexpr int row(int t, int i) { return ((8 * (i / 2)) + (2 * (t % 4))) + (i % 2); }
+  PTXSPEC_HD static constexpr int col(int t, int /*i*/) { return t / 4; }
+  PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
+  PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
+};
 // mma.m16n8.c: C/D of every m16n8kK - rows g and g+8, columns 2q and 2q+1.
 template <int M, int N, int K, int Bits>
 struct mma_m16n8_c {
@@ -559,6 +680,39 @@ struct mma_m8n8k4_qp_c_f32 {
                        regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
   PTXSPEC_HD static constexpr int row(int t, int i) { return (((8 * ((t / 4) % 4)) + (t % 2)) + (2 * ((i / 2) % 2))) + (4 * (t / 16)); }
   PTXSPEC_HD static constexpr int col(int t, int i) { return ((i % 2) + (2 * ((t / 2) % 2))) + (4 * (i / 4)); }
+  PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
+  PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
+};
+// stmatrix.m16n8.x1.trans: One 16x8 matrix of bytes stored as 8 rows of 16: byte b of lane t's register goes to row 2q + b%2, byte g + 8(b/2) - the m16n8 accumulator layout.
+template <int M, int N, int K, int Bits>
+struct stmatrix_m16n8_x1_trans {
+  static constexpr int rows = 8, cols = 16, elements = 4;
+  static constexpr int bits = Bits, per_reg = Bits >= 32 ? 1 : 32 / Bits,
+                       regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
+  PTXSPEC_HD static constexpr int row(int t, int i) { return ((8 * (i / 4)) + (2 * (t % 4))) + (i % 2); }
+  PTXSPEC_HD static constexpr int col(int t, int i) { return (t / 4) + (8 * ((i / 2) % 2)); }
+  PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
+  PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
+};
+// stmatrix.m16n8.x2.trans: Two 16x8 matrices of bytes stored transposed: register j as one matrix of stmatrix.m16n8.x1.trans, rows 8j..8j+7.
+template <int M, int N, int K, int Bits>
+struct stmatrix_m16n8_x2_trans {
+  static constexpr int rows = 16, cols = 16, elements = 8;
+  static constexpr int bits = Bits, per_reg = Bits >= 32 ? 1 : 32 / Bits,
+                       regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
+  PTXSPEC_HD static constexpr int row(int t, int i) { return ((8 * (i / 4)) + (2 * (t % 4))) + (i % 2); }
+  PTXSPEC_HD static constexpr int col(int t, int i) { return (t / 4) + (8 * ((i / 2) % 2)); }
+  PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
+  PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
+};
+// stmatrix.m16n8.x4.trans: Four 16x8 matrices of bytes stored transposed: register j as one matrix of stmatrix.m16n8.x1.trans, rows 8j..8j+7.
+template <int M, int N, int K, int Bits>
+struct stmatrix_m16n8_x4_trans {
+  static constexpr int rows = 32, cols = 16, elements = 16;
+  static constexpr int bits = Bits, per_reg = Bits >= 32 ? 1 : 32 / Bits,
+                       regs = Bits == 64 ? elements : (elements * Bits + 31) / 32;
+  PTXSPEC_HD static constexpr int row(int t, int i) { return ((8 * (i / 4)) + (2 * (t % 4))) + (i % 2); }
+  PTXSPEC_HD static constexpr int col(int t, int i) { return (t / 4) + (8 * ((i / 2) % 2)); }
   PTXSPEC_HD static constexpr int reg(int i) { return i / per_reg; }
   PTXSPEC_HD static constexpr int slot(int i) { return i % per_reg; }
 };

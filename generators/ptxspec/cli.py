@@ -13,6 +13,8 @@ from .paths import DataNotFound, datasette_metadata, default_build_dir, default_
 
 TABLE_COLUMNS = ("ptx", "form", "min_ptx", "targets", "regs")
 FRAGMENT_COLUMNS = ("variant_id", "operand", "thread", "reg", "slot", "row", "col")
+LOADER_COLUMNS = ("variant_id", "operand", "storage", "direction", "status", "form", "instructions", "row", "col",
+                  "reason", "evidence")
 
 
 class UsageError(Exception):
@@ -84,7 +86,7 @@ def cmd_query(args) -> int:
                 sys.stdout.write(_errata_text(rows))
                 return 0
             return _emit(rows, args.format, ("id", "family", "title"))
-        if args.variant or args.fragment or args.operands:
+        if args.variant or args.fragment or args.operands or args.loader:
             if args.variant:
                 ids = [db.resolve_variant(args.variant, args.form)]
             else:
@@ -94,6 +96,9 @@ def cmd_query(args) -> int:
                     raise UsageError("no variant matches the filters")
                 if len(ids) > 64:
                     raise UsageError(f"{len(ids)} variants match; narrow the filters or name one with --variant")
+            if args.loader:
+                rows = [r for i in ids for r in db.loaders(i, args.loader, args.storage, args.direction)]
+                return _emit(rows, args.format, LOADER_COLUMNS)
             if args.operands:
                 rows = [dict(o, variant_id=i) for i in ids for o in db.operands(i)]
                 return _emit(rows, args.format, ("variant_id", "position", "name", "kind", "regs", "reg_type",
@@ -240,6 +245,10 @@ def parser() -> argparse.ArgumentParser:
     q.add_argument("--form", choices=("reg", "desc"), help="operand form, with an opcode that has several")
     q.add_argument("--operands", action="store_true", help="list the operands of the variant(s)")
     q.add_argument("--fragment", metavar="OPERAND", help="elements of a register operand (a, b, c, d)")
+    q.add_argument("--loader", metavar="OPERAND", help="how ldmatrix loads (stmatrix stores) a fragment (a, b, c, d) "
+                   "from (to) a tile in shared memory")
+    q.add_argument("--storage", choices=("row", "col"), help="with --loader: the tile row- or column-major")
+    q.add_argument("--direction", choices=("load", "store"), help="with --loader: load or store")
     q.add_argument("--row", type=int, help="with --fragment: matrix row")
     q.add_argument("--col", type=int, help="with --fragment: matrix column")
     q.add_argument("--thread", type=int, help="with --fragment: thread")

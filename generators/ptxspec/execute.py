@@ -397,3 +397,8 @@ def execute(v, **ops) -> np.ndarray:
 
 
 EXECUTORS.update({"mma": execute_mma, "fragment_load": execute_memory, "fragment_store": execute_memory})
+
+from . import movement  # noqa: E402  (the matrix movements use the helpers above)
+
+EXECUTORS.update({"load_matrix": movement.load_matrix, "store_matrix": movement.store_matrix,
+                  "transpose": movement.transpose})

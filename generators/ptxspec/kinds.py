@@ -174,10 +174,13 @@ class Fragment(OperandKind):
         return Resolved(regs, reg_type, layout=lay.name, element_type=etype, observed_on=lay.observed_on)
 
     def ptx(self, o, counters, immediates, pools):
-        return "{" + ", ".join(_register_names(o, counters, pools)) + "}"
+        names = ", ".join(_register_names(o, counters, pools))
+        return "{" + names + "}" if o.vector else names
 
     def bind_c(self, o, v, st):
         letter, ctype = c_register(o, v)
+        if not o.vector and o.regs != 1:
+            raise BindingError(f"{v.id}: fragment {o.name!r} is written bare but takes {o.regs} registers")
         arr = f"{o.name})[{o.regs}]"
         if o.io == "in":
             st.params.append(f"const {ctype} (&{arr}")
@@ -186,7 +189,7 @@ class Fragment(OperandKind):
             st.params.append(f"{ctype} (&{arr}")
             mod = "+" if o.io == "inout" else "="
             refs = [st.out(mod + letter, f"{o.name}[{r}]") for r in range(o.regs)]
-        st.pieces.append(("list", refs))
+        st.pieces.append(("list", refs) if o.vector else ("one", refs[0]))
 
     def c_doc(self, o, v):
         assert o.matrix is not None  # a fragment names its matrix (the resolver checks)

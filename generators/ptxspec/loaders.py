@@ -90,31 +90,29 @@ class FragmentBits:
 
 
 def fragment_bits(v, operand: str) -> FragmentBits | None:
-    """The bit map of one register operand (None for 64-bit elements, which live in 64-bit
-    registers no ldmatrix writes)."""
-    _, width, _ = v.fragment_layouts[operand]
-    pos = np.asarray(v.fragment(operand))
-    threads, elements = pos.shape[0], pos.shape[1]
+    """The bit map of one register fragment (a matrix name or a fragment operand's name); None for
+    64-bit elements, which live in 64-bit registers no matrix load writes."""
+    fm = v.fragment_map(operand)
+    width = fm.bits
     if width > 32:
         return None
+    etype = v.spec.types[v.element_type(operand)]
+    boxed = etype.bits < width  # the element sits in a container
+    data = etype.bits if boxed else width
+    shift = etype.container_shift if boxed else 0
     per = 32 // width
-    regs = -(-elements // per)
-    etype = v.spec.types[getattr(v, f"{operand}type")] if operand in "abcd" else None
-    data = etype.bits if etype is not None and etype.bits < width else width
-    shift = etype.container_shift if etype is not None and etype.bits < width else 0
+    regs = fm.regs
+    threads, elements = fm.row.shape
     row = np.full((threads, regs, 32), -1, np.int64)
     col = np.full((threads, regs, 32), -1, np.int64)
     ebit = np.full((threads, regs, 32), -1, np.int64)
     i = np.arange(elements)
     r, s = i // per, i % per
-    for b in range(width):
-        e = b - shift
-        if not 0 <= e < data:
-            continue
+    for b in range(shift, shift + data):
         bit = s * width + b
-        row[:, r, bit] = pos[:, :, 0]
-        col[:, r, bit] = pos[:, :, 1]
-        ebit[:, r, bit] = e
+        row[:, r, bit] = fm.row
+        col[:, r, bit] = fm.col
+        ebit[:, r, bit] = b - shift
     return FragmentBits(threads, regs, row, col, ebit, width, data, shift)
 
 
@@ -248,3 +246,165 @@ def bit_formula(values: np.ndarray, what: str = "") -> str:
     if not np.array_equal(pred[used], v[used]):
         return ""
     return " + ".join(([str(base)] if base else []) + text) or "0"
+
+
+# ---------------------------------------------------------------------------------------------
+# The table: every register fragment of every variant that computes a product, against every
+# movement form of the spec.
+@dataclass(frozen=True)
+class Movement:
+    """A movement form: its map, and the variants that are it in each state space."""
+    form: str                 # the opcode without a state space (generic addresses)
+    instruction: str
+    semantics: str            # load_matrix | store_matrix
+    variants: tuple[str, ...]  # its variant ids, one per state space
+    map: MovementMap
+    hardware: str             # the hardware status its variants share ("" when they differ)
+
+
+@dataclass(frozen=True)
+class LoaderRow:
+    variant_id: str
+    operand: str              # the fragment's matrix (a, b, c, d)
+    storage: str              # row | col
+    direction: str            # load | store
+    status: str               # ok | none
+    form: str = ""
+    instruction: str = ""
+    variants: tuple[str, ...] = ()
+    instructions: int = 0
+    row: str = ""
+    col: str = ""
+    reason: str = ""
+    evidence: str = ""
+
+
+DIRECTIONS = {"load_matrix": "load", "store_matrix": "store"}
+
+
+def movements(spec) -> list[Movement]:
+    """The spec's movement forms: variants whose semantics moves rows between memory and a
+    fragment, one form per set of variants that differ only in the state space."""
+    groups: dict[tuple, list] = {}
+    for v in spec.variants:
+        if v.semantics not in DIRECTIONS:
+            continue
+        quals = tuple(sorted((k, x) for k, x in v.qualifiers.items() if k != "space"))
+        groups.setdefault((v.instruction, v.m, v.n, v.atype, v.dtype, quals), []).append(v)
+    out = []
+    for vs in groups.values():
+        v = min(vs, key=lambda x: (len(x.ptx), x.ptx))  # the generic form: no state space
+        (mat,) = v.fragment_layouts
+        fm = v.fragment_map(mat)
+        et = spec.types[v.element_type(mat)]
+        packed = et.bits if et.packed_elements else 0
+        m = movement_map(v.ptx, fm.row, fm.col, fm.bits, packed, et.container_shift if packed else 0)
+        hw = {x.hardware for x in vs}
+        out.append(Movement(v.ptx, v.instruction, v.semantics, tuple(sorted(x.id for x in vs)), m,
+                            hw.pop() if len(hw) == 1 else ""))
+    return sorted(out, key=lambda m: (m.semantics, m.map.regs, m.form))
+
+
+_RANK = ("would need two values", "16-byte boundary", "padding", "registers are not", "the form unpacks")
+
+
+def _best_reason(misses: list[tuple[str, str]]) -> str:
+    """The closest miss: a lane conflict beats a misaligned row beats a register count."""
+    for key in _RANK:
+        for form, why in misses:
+            if key in why:
+                return f"{form}: {why}"
+    return f"{misses[0][0]}: {misses[0][1]}" if misses else "the spec has no movement form for it"
+
+
+class LoaderTable:
+    """Every register fragment of every variant that computes a product, composed with every
+    movement form: per distinct fragment (layout, its shape parameters, element type) the answers
+    for row- and column-major storage, loading and storing. Computed once per model."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.forms = movements(spec)
+        self._cache: dict[tuple, dict] = {}
+        for v in spec.variants:
+            for matrix, _ in self.fragments(v):
+                self.results(v, matrix)
+
+    @staticmethod
+    def fragments(v):
+        """(matrix, directions) of each register fragment of a product variant."""
+        if v.semantics != "mma":
+            return []
+        out = []
+        for o in v.operands:
+            # maps the manual states only: an observed map (wmma's) is no contract to load against
+            if o.kind == "fragment" and o.matrix in v.fragment_layouts and v.fragment_layouts[o.matrix][0].normative:
+                out.append((o.matrix, {"in": ("load_matrix",), "out": ("store_matrix",),
+                                       "inout": ("load_matrix", "store_matrix")}[o.io]))
+        return out
+
+    @staticmethod
+    def key(v, matrix) -> tuple:
+        lay, _, shape = v.fragment_layouts[matrix]
+        return (lay.name, lay.shape_key(*shape), v.element_type(matrix))
+
+    def results(self, v, matrix) -> dict:
+        k = self.key(v, matrix)
+        if k not in self._cache:
+            self._cache[k] = _solve(v, matrix, self.forms)
+        return self._cache[k]
+
+    def keyed_rows(self):
+        """(fragment key, LoaderRow without a variant) for every distinct fragment, both storages,
+        both directions; the row's evidence field holds the form's hardware status."""
+        for k, res in sorted(self._cache.items(), key=lambda kv: repr(kv[0])):
+            for (storage, sem), found in sorted(res.items(), key=lambda kv: kv[0]):
+                ok = sorted(((m, r) for m, r in found if r is not None and r.ok),
+                            key=lambda x: (x[1].instructions, x[0].form))
+                if not ok:
+                    yield k, LoaderRow("", "", storage, DIRECTIONS[sem], "none", reason=_why_not(found))
+                for m, r in ok:
+                    yield k, LoaderRow("", "", storage, DIRECTIONS[sem], "ok", m.form, m.instruction, m.variants,
+                                       r.instructions, r.row_formula, r.col_formula, "", m.hardware)
+
+    def rows_for(self, v, matrix: str | None = None) -> list[LoaderRow]:
+        """The loaders (and stores) of a variant's fragments, best first."""
+        out = []
+        for mat, sems in self.fragments(v):
+            if matrix is not None and mat != matrix:
+                continue
+            res = self.results(v, mat)
+            for storage in (ROW.name, COL.name):
+                for sem in sems:
+                    found = res.get((storage, sem), [])
+                    ok = sorted(((m, r) for m, r in found if r is not None and r.ok),
+                                key=lambda x: (x[1].instructions, x[0].form))
+                    if not ok:
+                        out.append(LoaderRow(v.id, mat, storage, DIRECTIONS[sem], "none", reason=_why_not(found)))
+                    out += [LoaderRow(v.id, mat, storage, DIRECTIONS[sem], "ok", m.form, m.instruction, m.variants,
+                                      r.instructions, r.row_formula, r.col_formula, "", _evidence(m, v))
+                            for m, r in ok]
+        return out
+
+
+def _why_not(found) -> str:
+    if any(r is None for _, r in found):
+        return "64-bit elements live in 64-bit registers, which no movement form writes"
+    return _best_reason([(m.form, r.reason) for m, r in found])
+
+
+def _solve(v, matrix, forms) -> dict:
+    fb = fragment_bits(v, matrix)
+    out: dict = {}
+    for storage in (ROW, COL):
+        for m in forms:
+            out.setdefault((storage.name, m.semantics), []).append(
+                (m, None if fb is None else compose(fb, m.map, storage)))
+    return out
+
+
+def _evidence(m: Movement, v) -> str:
+    """What hardware shows of the two maps composed (the composition itself is exact)."""
+    missing = [what for what, hw in (("the movement form's", m.hardware), ("the fragment's", v.hardware))
+               if hw != "H100"]
+    return "maps proven on H100" if not missing else f"not run on hardware ({' and '.join(missing)} map)"

@@ -39,6 +39,16 @@ class ElementType:
     description: str
     container_bits: int | None = None
     container_shift: int = 0  # lowest bit of the element inside its container
+    # in memory: every `packed_elements` elements fill `bits` each of a `packed_bits`-bit unit, the
+    # rest of the unit padding (the 4/6-bit formats ldmatrix unpacks); 0 when stored back to back
+    packed_elements: int = 0
+    packed_bits: int = 0
+
+    def memory_bit(self, element):
+        """Bit offset of element `element` (an index along a stored row) from the row's start."""
+        if self.packed_elements:
+            return (element // self.packed_elements) * self.packed_bits + (element % self.packed_elements) * self.bits
+        return element * (self.container_bits or self.bits)
 
 
 @dataclass(frozen=True)
@@ -57,6 +67,7 @@ class Operand:
     optional: bool = False  # the PTX statement may leave it out (wmma's stride)
     observed_on: str = ""  # a fragment whose map is an observation of this target, not the manual's (wmma)
     default: int | None = None  # the neutral value, assumed by the executor and bindings when left out
+    vector: bool = True  # a fragment written as a brace-enclosed vector ({d}), or bare (d: movmatrix)
 
     def as_data(self) -> dict:
         d = {"name": self.name, "kind": self.kind, "io": self.io, "regs": self.regs, "reg_type": self.reg_type}
@@ -76,6 +87,8 @@ class Operand:
             d["optional"] = True
         if self.observed_on:
             d["observed_on"] = self.observed_on
+        if not self.vector:
+            d["vector"] = False
         return d
 
 
@@ -177,6 +190,12 @@ class Variant:
         if key not in cache:
             cache[key] = layout.evaluate(self.threads, bits, *shape)
         return cache[key]
+
+    def loaders(self, operand: str | None = None) -> list:
+        """How to load (store) this variant's register fragments from (to) a row- or column-major
+        tile with ldmatrix (stmatrix): one row per form that does it, best first, or the reason
+        none does (ptxspec.loaders.LoaderRow)."""
+        return self.spec.loaders.rows_for(self, operand)
 
     def fragment(self, operand: str) -> np.ndarray:
         """(threads, elements, 2) array of (row, col) for each element of a register operand."""
@@ -390,6 +409,13 @@ class Spec:
         if hit is not None:
             return hit
         return self._by_id[self.catalog.resolve(ptx, form)]
+
+    @cached_property
+    def loaders(self):
+        """Which movement form (ldmatrix, stmatrix) moves each fragment of each product variant,
+        composed from their maps (ptxspec.loaders); computed on first use."""
+        from .loaders import LoaderTable
+        return LoaderTable(self)
 
     @cached_property
     def catalog(self):

@@ -41,6 +41,11 @@ def _store(ops, sparse: bool) -> list[str]:
     return missing + ([] if _has(ops, ("address",)) else ["the address operand"])
 
 
+def _transpose(ops, sparse: bool) -> list[str]:
+    missing = [] if _has(ops, ("fragment",), io=("in",)) else ["the source fragment (io in)"]
+    return missing + ([] if _has(ops, ("fragment",), io=("out",)) else ["the result fragment (io out)"])
+
+
 def _sync(ops, sparse: bool) -> list[str]:
     return ["no fragment operands (a synchronisation moves no data)"] if _has(ops, ("fragment",)) else []
 
@@ -57,5 +62,9 @@ SEMANTICS: dict[str, Semantics] = {s.name: s for s in (
     Semantics("mma", "D = A*B + C over an M x N x K tile (sparse: A structured-sparse, with metadata)", _mma),
     Semantics("fragment_load", "a matrix fragment loaded from memory into registers", _load),
     Semantics("fragment_store", "a matrix fragment stored from registers to memory", _store),
+    Semantics("load_matrix", "rows at per-lane addresses (lane r names row r of the fragment's matrix) "
+              "loaded into a register fragment", _load),
+    Semantics("store_matrix", "a register fragment stored as rows at per-lane addresses", _store),
+    Semantics("transpose", "a register fragment of a matrix becomes the fragment of its transpose", _transpose),
     Semantics("sync", "ordering and completion only: no operand data", _sync),
 )}

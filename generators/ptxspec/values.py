@@ -15,7 +15,7 @@ The rule `Variant.pack(operand, matrix)` follows (README, "Typed values"):
 - anything else (float16 values into a bf16 operand, float32 into s32, ...) is a TypeError that says
   what to pass; nothing is reinterpreted silently.
 
-`unpack(..., values=True)` returns the same dtypes (s4/u4 as `ml_dtypes.int4`/`uint4`, b1 as bool,
+`unpack(..., values=True)` returns the same dtypes (s4/u4 as `ml_dtypes.int4`/`uint4`, b1 as bool, the untyped b8/b16 (and packed 4/6-bit) elements of the matrix movements as unsigned integers,
 tf32 as float32 with the low 13 bits zero).
 
 The formats are matched to dtypes by their parameters in spec/types.yaml (exponent and mantissa
@@ -64,8 +64,10 @@ def width(t) -> int:
 
 def dtype_of(t) -> np.dtype:
     """The dtype that holds values of element type t (a `ptxspec.model.ElementType`)."""
-    if t.cls == "bit":
+    if t.cls == "bit" and t.bits == 1:
         return np.dtype(bool)
+    if t.cls == "bit":  # untyped bits (ldmatrix's b16, b8, packed 4/6-bit): the smallest unsigned integer
+        return _dtype(_INT_DTYPES[(next(b for b in (4, 8, 16, 32) if b >= t.bits), False)])
     if t.cls != "float":
         return _dtype(_INT_DTYPES[(t.bits, t.signed)])
     f = t.format
@@ -138,7 +140,7 @@ def from_codes(t, codes, slot_bits: int) -> np.ndarray:
     c = np.asarray(codes).astype(np.uint64) >> np.uint64(_slot(t, slot_bits))
     c &= np.uint64((1 << t.bits) - 1) if t.bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
     want = dtype_of(t)
-    if t.cls == "bit":
+    if t.cls == "bit" and t.bits == 1:
         return c.astype(bool)
     if t.cls != "float":
         if t.signed:

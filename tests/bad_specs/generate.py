@@ -907,7 +907,7 @@ case("batch_mismatches_layout",
 
 case("container_shift_outside_container",
      "e2m1 placed at bit 6 of its 8-bit container: the element no longer fits.",
-     {TYPES: edit_real(TYPES, ("    container_shift: 2\n", "    container_shift: 6\n"))},
+     {TYPES: edit_real(TYPES, ("    container_shift: 2\n    format:", "    container_shift: 6\n    format:"))},
      [(TYPES, "  - name: e2m1", "type e2m1: a 4-bit element at bit 6 does not fit its 8-bit container")])
 
 case("pairwise_sparsity_wrong_unit_elements",

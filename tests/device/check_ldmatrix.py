@@ -118,6 +118,10 @@ def expected_map(form) -> list:
     return [list(manual_source(form.trans, t, j, h)) for t in range(32) for j in range(form.regs) for h in range(2)]
 
 
+#: what a wgmma kernel issues around the product (each case runs them once)
+WGMMA_SYNC = ("wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned")
+
+
 # ---------------------------------------------------------------------------------------------
 def check_movement(jobs: list[dict], results: list[dict]) -> tuple[dict, list]:
     by_form = {f.name: f for f in forms()}
@@ -197,7 +201,9 @@ def check_e2e(spec, jobs: list[dict], results: list[dict], target: int) -> tuple
               "d_is_executor": np.array_equal(got_d, r["d"])}
         if s.d is not None:
             ok["stored_d"] = np.array_equal(res["smem"], r["window_after"])
-        entry = rec.setdefault(s.name, {"variant": s.variant, "form": s.form, "cases": []})
+        chain = [s.a.form("ldmatrix")] + ([s.b.form("ldmatrix")] if s.b else []) + [v.id] \
+            + ([s.d.form("stmatrix")] if s.d else []) + (list(WGMMA_SYNC) if s.form == "reg" else [])
+        entry = rec.setdefault(s.name, {"variant": s.variant, "form": s.form, "chain": chain, "cases": []})
         entry["cases"].append({"case": c, "digest": digest(w),
                                **({"smem_digest": digest(res["smem"].view(np.uint32))} if s.d is not None else {}),
                                **{k: bool(x) for k, x in ok.items()}})

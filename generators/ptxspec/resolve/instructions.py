@@ -107,7 +107,7 @@ class InstructionResolver:
         shapes = self.shapes(fam, g)
         if shapes is None:
             return None
-        combos = self.type_combos(g)
+        combos = self.type_combos(g, inst.semantics == "mma")
         if combos is None:
             return None
         sparsity = None
@@ -212,9 +212,9 @@ class InstructionResolver:
             ns = fam.n_sets[n_spec]
         else:
             ns = list(n_spec)
-        return [(m, n, k) for m in shape["m"] for n in ns for k in shape["k"]]
+        return [(m, n, k) for m in shape["m"] for n in ns for k in shape.get("k", [None])]
 
-    def type_combos(self, g):
+    def type_combos(self, g, product: bool = True):
         types = g.get("types")
         if types is None:
             return [("", "", "", "")]
@@ -228,8 +228,9 @@ class InstructionResolver:
             return None
         combos = [(a, b, c, dd) for a in types.get("atype", [""]) for b in types.get("btype", [""])
                   for dd in types.get("dtype", [""]) for c in types.get("ctype", [None])]
-        # C has the type of D unless given, for the multiply-accumulates (they name atype)
-        return [(a, b, c if c is not None else (dd if a else ""), dd) for a, b, c, dd in combos]
+        # C has the type of D unless given, for the multiply-accumulates (they name atype; an
+        # instruction that computes no product has no C)
+        return [(a, b, c if c is not None else (dd if a and product else ""), dd) for a, b, c, dd in combos]
 
     def check_signature(self, g, signature, fragments, sparsity) -> bool:
         forms = set(g.get("forms", [""]))

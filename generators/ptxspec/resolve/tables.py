@@ -72,10 +72,15 @@ def resolve_types(ctx: Context, doc: Document) -> dict[str, ElementType]:
         if t["class"] == "float" and "format" not in t:
             ctx.p.add(pos, f"float type {t['name']} needs a format")
         c_bits, c_shift = t.get("container_bits"), t.get("container_shift", 0)
+        packed = t.get("packed", {})
         types[t["name"]] = ElementType(
             name=t["name"], cls=t["class"], bits=t["bits"], register=t["register"],
             signed=t.get("signed", t["class"] == "float"), format=t.get("format"),
-            description=t.get("description", ""), container_bits=c_bits, container_shift=c_shift)
+            description=t.get("description", ""), container_bits=c_bits, container_shift=c_shift,
+            packed_elements=packed.get("elements", 0), packed_bits=packed.get("bits", 0))
+        if packed and packed["elements"] * t["bits"] > packed["bits"]:
+            ctx.p.add(pos, f"type {t['name']}: {packed['elements']} elements of {t['bits']} bits do not fit "
+                      f"{packed['bits']} bits")
         if c_shift and (c_bits is None or c_shift + t["bits"] > c_bits):
             ctx.p.add(pos, f"type {t['name']}: a {t['bits']}-bit element at bit {c_shift} does not fit its "
                       f"{c_bits}-bit container" if c_bits else f"type {t['name']}: container_shift needs container_bits")

@@ -235,7 +235,7 @@ class VariantExpander:
         return Operand(name=o["name"], kind=o["kind"], io=o.get("io", "in"), matrix=o.get("matrix"), values=r.values,
                        min_value=r.min_value, regs=r.regs, reg_type=r.reg_type, layout=r.layout,
                        element_type=r.element_type, parts=parts, optional=bool(o.get("optional", False)),
-                       observed_on=r.observed_on, default=o.get("default"))
+                       observed_on=r.observed_on, default=o.get("default"), vector=bool(o.get("vector", True)))
 
     def add(self, var: Variant) -> None:
         s = self.spec

@@ -66,7 +66,7 @@ def variant_table(spec: Spec, variants: list[Variant], status: dict[str, tuple])
                 tgts.append(t if str(first) == v.min_ptx else f"{t} (≥{first})")
             until = v.requirement.until_ptx
             target_text[v.requirement] = ", ".join(tgts) + (f"; removed in PTX {until}" if until else "")
-        shape = f"m{v.m}n{v.n}k{v.k}" if v.m else DASH
+        shape = f"m{v.m}n{v.n}" + (f"k{v.k}" if v.k else "") if v.m else DASH
         row = [code(v.ptx), v.form or DASH, shape, v.dtype or DASH, v.atype or DASH, v.btype or DASH]
         if show_c:
             row.append(v.ctype or DASH)
@@ -196,7 +196,7 @@ class GroupView:
     def shape(self) -> dict | None:
         if not self.v0.m:
             return None
-        return {a: sorted({getattr(v, a) for v in self._vs}) for a in ("m", "n", "k")}
+        return {a: sorted({getattr(v, a) for v in self._vs if getattr(v, a)}) for a in ("m", "n", "k")}
 
     @cached_property
     def types(self) -> list[str]:
@@ -318,6 +318,27 @@ class GroupView:
                     seen.add((operand, what, fig.kind, fig.key))
                     rows.append({"operand": operand, "what": what, "fig": fig})
         return sorted(rows, key=_map_order)
+
+    @cached_property
+    def loaders(self) -> Table | None:
+        """How the first variant's fragments load from (store to) a tile in shared memory: the
+        movement form with the fewest runs per operand, storage and direction, or why none does."""
+        rows = self.v0.loaders()
+        if not rows:
+            return None
+        best, out = set(), []
+        for r in rows:
+            key = (r.operand, r.storage, r.direction)
+            if key in best:
+                continue
+            best.add(key)
+            tile = "row-major" if r.storage == "row" else "column-major"
+            if r.status != "ok":
+                out.append([r.operand.upper(), tile, r.direction, "none", DASH, DASH, DASH, r.reason])
+            else:
+                out.append([r.operand.upper(), tile, r.direction, code(r.form), str(r.instructions), code(r.row),
+                            code(r.col), r.evidence])
+        return Table(["operand", "tile", "", "form", "runs", "row each lane addresses", "column", "evidence"], out)
 
     @cached_property
     def variant_table(self) -> Table:
