@@ -8,6 +8,10 @@ the manual's text transcribed in tests/device/check_ldmatrix.py (`manual_source`
 end-to-end samples against the spec's mma/wgmma fragment maps and its executor (loaded
 registers = fragments of the stored matrices, D = A*B + C), and against the model's
 fragment_loaders: each loader the H100 ran is a row of it, address for address.
+
+The second campaign (evidence/records/ldmatrix-table-*.json, tests/device/ldmatrix_table.py) took
+its loaders from the table itself: form, run count and every lane's address evaluated from the
+row's formulas; its cases replay the same way (loaded registers, D, the stored tile).
 """
 from __future__ import annotations
 
@@ -22,15 +26,20 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "device"))
 import check_ldmatrix as chk  # noqa: E402
 import ldmatrix_e2e as e2e  # noqa: E402
+import ldmatrix_table as table  # noqa: E402
 from ldmatrix_harness import IMAGE_BYTES, digest, forms, load_image, mov_codes, row_offsets, store_codes  # noqa: E402
 
-RECORDS = sorted((HERE.parent / "evidence" / "records").glob("ldmatrix-*.json"))
+RECORDS = HERE.parent / "evidence" / "records"
 
 
 @pytest.fixture(scope="module")
 def record():
-    assert RECORDS, "no ldmatrix record"
-    return json.loads(RECORDS[-1].read_text())
+    return json.loads((RECORDS / "ldmatrix-2026-11-23.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def table_record():
+    return json.loads((RECORDS / "ldmatrix-table-2026-11-23.json").read_text())
 
 
 def test_every_sm90a_form_ran(record):
@@ -132,3 +141,32 @@ def test_end_to_end(record, spec, sample):
         if sample.d is not None:
             assert c["stored_d"]
             assert digest(r["window_after"].view(np.uint32)) == c["smem_digest"]
+
+
+@pytest.mark.parametrize("sample", table.SAMPLES, ids=lambda s: s.name)
+def test_table_loaders_end_to_end(table_record, spec, sample):
+    """Loaders taken from the table (form, runs, per-lane addresses from its formulas): the H100's
+    registers were the operands' fragments, D the executor's, the stored tile D; the digests of
+    what it returned are what the model predicts today."""
+    e = table_record["e2e"][sample.name]
+    assert e["variant"] == sample.variant and len(e["cases"]) == table.CASES
+    v = table.variant_of(spec, sample)
+    for op, mv in sample.loads.items():
+        assert table.loader(v, op, mv, "load").instructions == e["loads"][op][2] or not mv.runs
+    for c in e["cases"]:
+        assert all(x for k, x in c.items() if isinstance(x, bool)), (sample.name, c)
+        r = table.expected(spec, sample, c["case"], table_record["target"])
+        assert digest(r["words"].astype(np.uint32)) == c["digest"], (sample.name, c["case"])
+        if sample.stores:
+            assert digest(r["window_after"].view(np.uint32)) == c["smem_digest"], (sample.name, c["case"])
+
+
+def test_table_campaign_covers(table_record):
+    """What the second campaign set out to run: runs > 1 (.x1 four and two times), a loaded C and a
+    stored D, sub-byte and b1 operands, mma.sp, wgmma with A from registers (fp8 too)."""
+    names = set(table_record["e2e"])
+    assert names == {s.name for s in table.SAMPLES}
+    variants = {e["variant"] for e in table_record["e2e"].values()}
+    assert any(".sp::ordered_metadata." in v for v in variants)
+    assert any(v.startswith("wgmma.") and "e4m3" in v for v in variants)
+    assert any(".b1." in v for v in variants) and any(".s4." in v for v in variants)

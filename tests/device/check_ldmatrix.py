@@ -211,6 +211,38 @@ def check_e2e(spec, jobs: list[dict], results: list[dict], target: int) -> tuple
     return rec, rows
 
 
+def check_table(spec, jobs: list[dict], results: list[dict], target: int) -> tuple[dict, list]:
+    """The second campaign: loaders taken from the model's table (ldmatrix_table.py)."""
+    import ldmatrix_table as table
+    samples = {s.name: s for s in table.SAMPLES}
+    rec: dict = {}
+    rows = []
+    for job, res in zip(jobs, results):
+        if "tsample" not in job:
+            continue
+        s = samples[job["tsample"]]
+        c = job["case"]
+        r = table.expected(spec, s, c, target)
+        v = r["variant"]
+        T, w, pos, ok = s.threads, res["words"], 0, {"status": res["status"] == 0}
+        for op in s.loads:
+            n = T * r["frags"][op].shape[1]
+            ok[f"{op}_is_fragment"] = np.array_equal(w[pos:pos + n], r["frags"][op].ravel())
+            pos += n
+        ok["d_is_executor"] = np.array_equal(w[pos:], r["d"].ravel())
+        if s.stores:
+            ok["stored_d"] = np.array_equal(res["smem"], r["window_after"])
+        entry = rec.setdefault(s.name, {"variant": s.variant, "form": s.form, "chain": table.chain(v, s),
+                                        "loads": {op: [mv.storage, mv.ld, mv.runs] for op, mv in s.loads.items()},
+                                        "stores": {op: [mv.storage, mv.ld, mv.runs] for op, mv in s.stores.items()},
+                                        "cases": []})
+        entry["cases"].append({"case": c, "digest": digest(w),
+                               **({"smem_digest": digest(res["smem"].view(np.uint32))} if s.stores else {}),
+                               **{k: bool(x) for k, x in ok.items()}})
+        rows.append((s.name, c, all(ok.values()), ok))
+    return rec, rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build", type=Path)
@@ -237,13 +269,16 @@ def main():
     import ptxspec
     spec = ptxspec.load()
     ee, erows = check_e2e(spec, jobs, results, meta["target"])
+    te, trows = check_table(spec, jobs, results, meta["target"])
+    ee.update(te)
+    erows += trows
     ebad = [r for r in erows if not r[2]]
     print(f"end to end: {len(erows)} cases of {len(ee)} samples, {len(erows) - len(ebad)} agree")
     for r in ebad:
         print("  differs:", r[0], "case", r[1], r[3])
     if args.record:
         env = (args.results / "env.txt").read_text() if (args.results / "env.txt").exists() else ""
-        doc = {"campaign": "ldmatrix", "env": env.strip().splitlines(), "target": meta["target"],
+        doc = {"campaign": "ldmatrix" if mv else "ldmatrix-table", "env": env.strip().splitlines(), "target": meta["target"],
                "movement": mv, "e2e": ee}
         args.record.write_text(json.dumps(doc, separators=(",", ":")) + "\n")
         print("wrote", args.record)

@@ -2,6 +2,8 @@
 """Writes the ldmatrix / stmatrix / movmatrix device campaign (see ldmatrix_harness.py).
 
     python3 tests/device/gen_ldmatrix.py [BUILD]       # default tests/device/build/ldmatrix
+    python3 tests/device/gen_ldmatrix.py --table BUILD # the second campaign: loaders taken from the
+                                                       # model's fragment_loaders (ldmatrix_table.py)
     bash tests/device/run_ldmatrix.sh BUILD            # on the GPU machine
     python3 tests/device/check_ldmatrix.py BUILD RESULTS [--record FILE]
 
@@ -23,6 +25,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import ldmatrix_e2e as e2e  # noqa: E402
+import ldmatrix_table as table  # noqa: E402
 from ldmatrix_harness import (CASES, IMAGE_BYTES, MOV_CASES, Form, Job, forms, load_image, mov_codes,  # noqa: E402
                               row_offsets, store_codes, write_jobs)
 
@@ -120,17 +123,23 @@ def movement_jobs(kid: int, f: Form) -> list[Job]:
     return jobs
 
 
-def write(build: Path):
+def write(build: Path, from_table: bool = False):
     build.mkdir(parents=True, exist_ok=True)
     for old in build.glob("ldmatrix_kernels_*.cu"):
         old.unlink()
     sources, jobs, kernels = [], [], []
-    for f in forms():
+    if from_table:
+        for s in table.SAMPLES:
+            kid = len(kernels)
+            kernels.append({"id": kid, "name": s.name, "opcode": s.variant})
+            sources.append((kid, table.kernel_source(kid, s)))
+            jobs += table.jobs(kid, s, TARGET)
+    for f in forms() if not from_table else ():
         kid = len(kernels)
         kernels.append({"id": kid, "name": f.name, "opcode": f.opcode})
         sources.append((kid, movement_kernel(kid, f)))
         jobs += movement_jobs(kid, f)
-    for s in e2e.SAMPLES:
+    for s in e2e.SAMPLES if not from_table else ():
         kid = len(kernels)
         kernels.append({"id": kid, "name": s.name, "opcode": s.variant})
         sources.append((kid, e2e.kernel_source(kid, s)))
@@ -155,4 +164,5 @@ def write(build: Path):
 
 
 if __name__ == "__main__":
-    write(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "build" / "ldmatrix")
+    args = [a for a in sys.argv[1:] if a != "--table"]
+    write(Path(args[0]) if args else HERE / "build" / "ldmatrix", "--table" in sys.argv[1:])

@@ -28,7 +28,7 @@ from ldmatrix_harness import IMAGE_BYTES, Job, seed_for, splitmix  # noqa: E402
 
 CASES = 3
 OFFSETS = {"a": 0x100, "b": 0x1400, "c": 0x2400, "d": 0x3000}
-WG_B_OFFSET = 0x3800  # wgmma's B (K-major, no swizzle), after everything else
+WG_B_OFFSET = 0x3C00  # wgmma's B (K-major, no swizzle), after everything else
 
 
 @dataclass(frozen=True)
@@ -98,9 +98,8 @@ def offsets(spec, v, s: TSample, op: str, mv: Move, direction: str) -> np.ndarra
     r = loader(v, op, mv, direction)
     names = frozenset({"lane", "i", "warp"})
     rowf, colf = compile_formula(r.row, names), compile_formula(r.col, names)
-    rows_named = 8 * sum(1 for _ in range(1))  # one 8-row matrix per register of an m8n8 form
-    form_regs = spec.variant(r.variants[0]).regs["r"]
-    rows_named = (16 if ".m16n16." in r.form else 8) * (form_regs // (2 if ".m16n16." in r.form else 1))
+    form = spec.variant(r.variants[0])
+    rows_named = form.fragment_map(next(iter(form.fragment_layouts))).rows  # lanes that give a row
     bits = elem_bits(spec, v, op)
     out = np.zeros((s.threads, r.instructions), np.int64)
     for tid in range(s.threads):
@@ -162,8 +161,13 @@ def case_inputs(spec, s: TSample, case: int, target: int) -> dict:
         ins.append(off.ravel())
     desc = None
     if s.form == "reg":
-        mats["b"] = matrix_codes(spec, v, s, "b", case)
+        from mma_harness import alphabet
         from ptxspec import smem
+        rows, cols = smem.operand_shape(v, "b")
+        alpha = np.asarray(alphabet(spec, f"{'int' if spec.types[v.btype].cls == 'int' else 'small'}:{v.btype}"),
+                           np.uint64)
+        z = splitmix(seed_for(s.name, case, "b"), rows * cols)
+        mats["b"] = alpha[(z >> np.uint64(32)) % np.uint64(len(alpha))].reshape(rows, cols)
         start = target + WG_B_OFFSET
         buf = bytearray(window.tobytes())
         smem.write_matrix(buf, v, "b", "K", "none", start, 128, 256, mats["b"], origin=target)
@@ -185,3 +189,149 @@ def case_inputs(spec, s: TSample, case: int, target: int) -> dict:
         ins.append(np.array([desc & 0xFFFFFFFF, desc >> 32], np.uint32))
     return {"variant": v, "mats": mats, "C": C, "meta": meta, "desc": desc, "window": window, "runs": runs,
             "inputs": np.concatenate([np.asarray(x).astype(np.uint32) for x in ins])}
+
+
+def _regs(v, op: str) -> int:
+    return [o.regs for o in v.operands if o.kind == "fragment" and o.matrix == op][0]
+
+
+def kernel_source(kid: int, s: TSample) -> str:
+    spec = e2e._spec()
+    v = variant_of(spec, s)
+    T = s.threads
+    ci = case_inputs(spec, s, 0, 0x2000)
+    runs = ci["runs"]
+    body = [f"// {s.name}: {s.variant} {s.form}", f"extern \"C\" __global__ void __launch_bounds__({T}, 1) ldm_k{kid}(KARGS)",
+            "{", "  uint8_t* win = place_image(img, img_bytes, status);", "  if (!win) return;",
+            "  const uint32_t tid = threadIdx.x;", "  const uint32_t* p = in;"]
+    regs = {op: _regs(v, op) for op in ("a", "b", "c", "d") if any(o.kind == "fragment" and o.matrix == op
+                                                                    for o in v.operands)}
+    for op in regs:
+        body.append(f"  uint32_t {op}[{regs[op]}];")
+    for op, mv in s.loads.items():
+        r = loader(v, op, mv, "load")
+        per = regs[op] // runs[op]
+        for i in range(runs[op]):
+            outs = ", ".join(f"\"=r\"({op}[{i * per + j}])" for j in range(per))
+            rl = "{" + ", ".join(f"%{j}" for j in range(per)) + "}"
+            form = next(x for x in r.variants if ".shared." in x and "::cta" not in x)  # 32-bit address
+            body.append(f"  {{ const uint32_t at = TARGET + p[tid * {runs[op]} + {i}];")
+            body.append(f"    asm volatile(\"{form} {rl}, [%{per}];\\n\" : {outs} : \"r\"(at) : \"memory\"); }}")
+        body.append(f"  p += {T * runs[op]};")
+    acc = "c" if "c" in v.fragment_layouts else "d"
+    if acc not in s.loads:
+        body.append(f"  for (int i = 0; i < {regs[acc]}; ++i) {acc}[i] = p[tid * {regs[acc]} + i];")
+        body.append(f"  p += {T * regs[acc]};")
+    if v.sparse:
+        body += ["  const uint32_t e = p[tid];", f"  p += {T};"]
+    st = {}
+    for op, mv in s.stores.items():
+        st[op] = loader(v, op, mv, "store")
+        body += ["  const uint32_t* so = p;", f"  p += {T * runs['st_' + op]};"]
+    if s.form == "reg":
+        dtype_f32 = v.operand("d").reg_type == "f32"
+        nd, na = regs["d"], regs["a"]
+        body.append("  const uint64_t desc = (uint64_t)p[0] | ((uint64_t)p[1] << 32);")
+        if dtype_f32:
+            body.append(f"  float df[{nd}];")
+            body.append(f"  for (int i = 0; i < {nd}; ++i) df[i] = __uint_as_float(d[i]);")
+        body.append("  asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\");")
+        imms = [str(o.default) for o in v.operands if o.kind == "immediate"]  # scale 1, no transposition
+        asm = (f"{{\\n.reg .pred q;\\nsetp.ne.b32 q, %{nd + na + 1}, 0;\\n{s.variant} "
+               + "{" + ", ".join(f"%{j}" for j in range(nd)) + "}, {" + ", ".join(f"%{nd + j}" for j in range(na))
+               + f"}}, %{nd + na}, q, {', '.join(imms)};\\n}}\\n")
+        outs = ", ".join(f"\"+f\"(df[{j}])" if dtype_f32 else f"\"+r\"(d[{j}])" for j in range(nd))
+        ins = ", ".join([f"\"r\"(a[{j}])" for j in range(na)] + ["\"l\"(desc)", "\"r\"(1)"])
+        body.append(f"  asm volatile(\"{asm}\" : {outs} : {ins} : \"memory\");")
+        body.append("  asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\");")
+        body.append("  asm volatile(\"wgmma.wait_group.sync.aligned 0;\\n\" ::: \"memory\");")
+        if dtype_f32:
+            body.append(f"  for (int i = 0; i < {nd}; ++i) d[i] = __float_as_uint(df[i]);")
+    else:
+        pieces, outs, ins, k = [], [], [], 0
+        for o in v.operands:
+            if o.kind == "fragment" and o.io == "out":
+                pieces.append("{" + ", ".join(f"%{k + j}" for j in range(o.regs)) + "}")
+                outs += [f"\"=r\"({o.matrix}[{j}])" for j in range(o.regs)]
+                k += o.regs
+        for o in v.operands:
+            if o.kind == "fragment" and o.io != "out":
+                pieces.append("{" + ", ".join(f"%{k + j}" for j in range(o.regs)) + "}")
+                ins += [f"\"r\"({o.matrix}[{j}])" for j in range(o.regs)]
+                k += o.regs
+            elif o.kind == "metadata":
+                pieces.append(f"%{k}")
+                ins.append("\"r\"(e)")
+                k += 1
+            elif o.kind == "selector":
+                pieces.append("0")
+        body.append(f"  asm volatile(\"{s.variant} {', '.join(pieces)};\\n\" : {', '.join(outs)} : {', '.join(ins)});")
+    w = 0
+    for op in list(s.loads) + ["d"]:
+        body.append(f"  for (int i = 0; i < {regs[op]}; ++i) out[{w} + tid * {regs[op]} + i] = {op}[i];")
+        w += T * regs[op]
+    for op, r in st.items():
+        n = runs["st_" + op]
+        per = regs[op] // n
+        form = next(x for x in r.variants if ".shared." in x and "::cta" not in x)
+        for i in range(n):
+            rl = "{" + ", ".join(f"%{1 + j}" for j in range(per)) + "}"
+            ins = ", ".join(f"\"r\"({op}[{i * per + j}])" for j in range(per))
+            body.append(f"  {{ const uint32_t at = TARGET + so[tid * {n} + {i}];")
+            body.append(f"    asm volatile(\"{form} [%0], {rl};\\n\" :: \"r\"(at), {ins} : \"memory\"); }}")
+    body += ["  give_back(win, smem_out, smem_back);", "}", ""]
+    return "\n".join(body)
+
+
+def out_words(v, s: TSample) -> int:
+    return s.threads * sum(_regs(v, op) for op in list(s.loads) + ["d"])
+
+
+def jobs(kid: int, s: TSample, target: int) -> list[Job]:
+    spec = e2e._spec()
+    out = []
+    for c in range(CASES):
+        ci = case_inputs(spec, s, c, target)
+        back = IMAGE_BYTES if s.stores else 0
+        out.append(Job(kid, s.threads, ci["window"], ci["inputs"], out_words(ci["variant"], s), back,
+                       f"{s.name}#{c}", {"tsample": s.name, "case": c}))
+    return out
+
+
+def expected(spec, s: TSample, case: int, target: int) -> dict:
+    """The loaded registers (the spec's fragments of the stored matrices), D (the executor) and the
+    window after the stores."""
+    ci = case_inputs(spec, s, case, target)
+    v = ci["variant"]
+    frags = {op: np.asarray(v.pack(op, ci["mats"][op]), np.uint32) for op in s.loads}
+    acc = "c" if "c" in v.fragment_layouts else "d"
+    accum = frags[acc] if acc in frags else ci["C"]
+    if s.form == "reg":
+        d = v.execute(d=accum, a=frags["a"], b_desc=ci["desc"], smem=ci["window"].tobytes(), smem_origin=target,
+                      scale_d=1)  # the other immediates at their defaults: no negation, no transposition
+    else:
+        ops = {"a": frags["a"], "b": frags["b"], "c": accum}
+        if v.sparse:
+            ops.update(e=ci["meta"], f=0)
+        d = v.execute(**ops)
+    out = {"variant": v, "frags": frags, "d": np.asarray(d, np.uint32)}
+    if s.stores:
+        window = ci["window"].copy()
+        for op, mv in s.stores.items():
+            store_tile(window, np.asarray(v.unpack(op, out["d"]), np.uint64), mv.storage, mv.ld, OFFSETS[op],
+                       elem_bits(spec, v, op))
+        out["window_after"] = window
+    out["words"] = np.concatenate([out["frags"][op].ravel() for op in s.loads] + [out["d"].ravel()])
+    return out
+
+
+def chain(v, s: TSample) -> list[str]:
+    """The variant ids a sample runs."""
+    ids = [next(x for x in loader(v, op, mv, "load").variants if ".shared." in x and "::cta" not in x)
+           for op, mv in s.loads.items()]
+    ids.append(v.id)
+    ids += [next(x for x in loader(v, op, mv, "store").variants if ".shared." in x and "::cta" not in x)
+            for op, mv in s.stores.items()]
+    if s.form == "reg":
+        ids += ["wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned"]
+    return ids

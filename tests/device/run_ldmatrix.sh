@@ -6,7 +6,7 @@
 #   python3 tests/device/check_ldmatrix.py BUILD RESULTS [--record FILE]
 #
 # Writes under $OUT (default BUILD/results): env.txt, build.log, sass_kernels.txt (per kernel the
-# LDSM/STSM/MOVM/HMMA/IMMA/QMMA/HGMMA opcodes in program order), run.log, results.bin.gz.
+# LDSM/STSM/MOVM/HMMA/IMMA/BMMA/QMMA/HGMMA/QGMMA/IGMMA opcodes in program order), run.log, results.bin.gz.
 set -u -o pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 B="$(cd "${1:-$HERE/build/ldmatrix}" && pwd)"
@@ -15,7 +15,7 @@ mkdir -p "$OUT"
 ARCH="-gencode arch=compute_90a,code=sm_90a"
 . "$HERE/campaign_build.sh"
 build_campaign ldmatrix || exit 1
-sass_sequences '^ldm_k' '(LDSM|STSM|MOVM|HMMA|IMMA|QMMA|HGMMA|WARPGROUP)(\.[A-Za-z0-9_]+)*' "$B/sass.txt" \
+sass_sequences '^ldm_k' '(LDSM|STSM|MOVM|HMMA|IMMA|BMMA|QMMA|HGMMA|QGMMA|IGMMA|WARPGROUP)(\.[A-Za-z0-9_]+)*' "$B/sass.txt" \
   | sort -V > "$OUT/sass_kernels.txt"
 wc -l < "$OUT/sass_kernels.txt" | sed 's/^/kernels with SASS: /'
 t0=$(date +%s)
