@@ -249,3 +249,23 @@ def test_query_answers_the_question():
     first = rows[0]
     assert (first["form"], first["instructions"], first["row"], first["col"], first["evidence"]) == (
         "ldmatrix.sync.aligned.m8n8.x4.b16", 1, "(lane & 15)", "8*((lane >> 4) & 1)", "maps proven on H100")
+
+
+def test_docs_show_the_loaders_on_each_product_page(spec):
+    """Each group section of every mma / mma.sp / wgmma page whose variants have register fragments
+    with a stated map carries the loader table; the mma .m16n8k16 .f16 page (and mma.sp .m16n8k32
+    .f16's, whose packed A is the same 16 x 16) give the loader the H100 ran for A from a row-major tile (campaign 2026-11-23-ldmatrix, sample k16-f16-rowA-colB:
+    `.x4`, lane l addresses row l % 16, column 8 (l / 16))."""
+    import re
+    docs = ROOT / "generated" / "docs"
+    pages = {v.instruction: docs / v.family / f"{v.instruction}.md" for v in spec.variants if v.loaders()}
+    assert {"mma", "mma.sp", "wgmma.mma_async", "wgmma.mma_async.sp"} <= set(pages)
+    for instruction, page in pages.items():
+        sections = re.split(r"^## ", page.read_text(), flags=re.M)[1:]
+        groups = {g for v in spec.variants if v.instruction == instruction and v.loaders() for g in [v.group]}
+        shown = {s.split("\n", 1)[0].strip() for s in sections if "Moving the fragments between registers" in s}
+        assert shown == groups, (instruction, sorted(groups ^ shown)[:5])
+    row = ("| A | row-major | load | `ldmatrix.sync.aligned.m8n8.x4.b16` | 1 | `(lane & 15)` | `8*((lane >> 4) & 1)` "
+           "| maps proven on H100 |")
+    for name in ("mma/mma.md", "mma/mma.sp.md"):
+        assert row in (docs / name).read_text(), name

@@ -214,10 +214,10 @@ def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]
             "hardware": v.hardware, "numerics": numerics.get(v.id), "evidence": evidence.get(v.id),
         }
         out["variant_rows"].append(tuple(values[c] for c in columns))
+    out["movement_forms"] = [(m.form, m.instruction, json.dumps(list(m.variants)), m.hardware) for m in spec.loaders.forms]
     for (lname, skey, etype), r in spec.loaders.keyed_rows():  # per distinct fragment; the view joins the variants
         out["loaders"].append((layouts.ids[(lname, skey)], etype, r.storage, r.direction, r.status, r.form,
-                               r.instruction, json.dumps(list(r.variants)), r.instructions, r.row, r.col, r.reason,
-                               r.evidence))
+                               r.instructions, r.row, r.col, r.reason))
     layouts.finish()
 
 
