@@ -132,8 +132,9 @@ def _variants(report, spec: Spec, family_docs) -> None:
                     if dim in bounds:
                         _bound(report, v, dim, bounds[dim])
                     elif getattr(v, dim) is not None:  # only a family whose shapes have no K leaves k out
-                        report(_shape_pos(v, dim, getattr(v, dim)), f"{dim.upper()} = {getattr(v, dim)}, but "
-                               f"{v.family}'s shape_bounds state no bound for {dim.upper()}", cause=("bounds", dim))
+                        fam = family_docs[v.family].data
+                        report(fam.at("shape_bounds"), f"family {v.family} has shapes with {dim.upper()} but its "
+                               f"shape_bounds state no bound for {dim.upper()}")
         for o in v.operands:
             if o.kind == "fragment" and o.regs < 1:
                 report(v.pos, f"group {v.group!r}: operand {o.name} of {v.id} takes {o.regs} registers; a "

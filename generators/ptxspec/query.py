@@ -40,7 +40,33 @@ def _close(word: str, choices) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-class Database:
+class LoaderQueries:
+    """The queries on the movement tables (fragment_loaders), which Database answers too."""
+
+    conn: sqlite3.Connection
+
+    def loaders(self, variant_id: str, operand: str, storage: str | None = None,
+                direction: str | None = None) -> list[dict]:
+        """How to move a fragment between registers and a row- or column-major tile (the
+        fragment_loaders view): every form that does it, fewest runs first, or why none does."""
+        have = [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT operand FROM fragment_loaders WHERE variant_id = ? ORDER BY operand", (variant_id,))]
+        if operand not in have:
+            raise QueryError(f"{variant_id} has no fragment {operand!r} that a movement could load or store"
+                             + (f"; it has {', '.join(have)}" if have else " (it computes no product)"))
+        clauses, params = ["variant_id = ?", "operand = ?"], [variant_id, operand]
+        for name, value, legal in (("storage", storage, ("row", "col")), ("direction", direction, ("load", "store"))):
+            if value is not None:
+                if value not in legal:
+                    raise QueryError(f"{name} is {' or '.join(legal)}, not {value!r}")
+                clauses.append(f"{name} = ?")
+                params.append(value)
+        rows = self.conn.execute("SELECT * FROM fragment_loaders WHERE " + " AND ".join(clauses)
+                                 + " ORDER BY storage DESC, direction, status DESC, instructions, form", params)
+        return [dict(r, variants=json.loads(r["variants"])) for r in rows]
+
+
+class Database(LoaderQueries):
     def __init__(self, conn: sqlite3.Connection, name: str = "the database"):
         self.conn = conn
         self.conn.row_factory = sqlite3.Row
@@ -265,26 +291,6 @@ class Database:
                 clauses.append(f"{name} = ?")
                 params.append(value)
         return " FROM fragment_elements WHERE " + " AND ".join(clauses) + " ORDER BY thread, reg, slot", params
-
-    def loaders(self, variant_id: str, operand: str, storage: str | None = None,
-                direction: str | None = None) -> list[dict]:
-        """How to move a fragment between registers and a row- or column-major tile (the
-        fragment_loaders view): every form that does it, fewest runs first, or why none does."""
-        have = [r[0] for r in self.conn.execute(
-            "SELECT DISTINCT operand FROM fragment_loaders WHERE variant_id = ? ORDER BY operand", (variant_id,))]
-        if operand not in have:
-            raise QueryError(f"{variant_id} has no fragment {operand!r} that a movement could load or store"
-                             + (f"; it has {', '.join(have)}" if have else " (it computes no product)"))
-        clauses, params = ["variant_id = ?", "operand = ?"], [variant_id, operand]
-        for name, value, legal in (("storage", storage, ("row", "col")), ("direction", direction, ("load", "store"))):
-            if value is not None:
-                if value not in legal:
-                    raise QueryError(f"{name} is {' or '.join(legal)}, not {value!r}")
-                clauses.append(f"{name} = ?")
-                params.append(value)
-        rows = self.conn.execute("SELECT * FROM fragment_loaders WHERE " + " AND ".join(clauses)
-                                 + " ORDER BY storage DESC, direction, status DESC, instructions, form", params)
-        return [dict(r, variants=json.loads(r["variants"])) for r in rows]
 
     def operands(self, variant_id: str) -> list[dict]:
         return [self._decode(r) for r in self.execute(

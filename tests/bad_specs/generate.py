@@ -1074,6 +1074,11 @@ case("family_without_shape_bounds",
                                            ""))},
      [(WMMA_FAMILY, "$schema", "family wmma has shapes but states no shape_bounds")])
 
+case("shape_bounds_without_k",
+     "wmma's shape_bounds without k (only a family whose shapes have no K, as ldmatrix's, may leave it out).",
+     {WMMA_FAMILY: edit_real(WMMA_FAMILY, ("  k: {min: 4, max: 128, multiple_of: 4}\n", ""))},
+     [(WMMA_FAMILY, "shape_bounds:", "family wmma has shapes with K but its shape_bounds state no bound for K")])
+
 case("qualifier_line_deleted",
      "A group's qualifiers line deleted: its opcodes read mma..sync.",
      {MMA_SP: edit_real(MMA_SP, ('  - name: f16_k16\n    shape: {m: [16], n: [8], k: [16]}\n'
