@@ -12,6 +12,7 @@
   the positions the metadata says (Inf and NaN in B where no row keeps a k take no part).
 """
 import itertools
+from pathlib import Path
 
 import numpy as np
 import ml_dtypes
@@ -483,3 +484,81 @@ def test_scale_rows_cover_every_scale_once_per_selector(spec):
                              and r[1:3] == sel)
                 assert got == sorted(itertools.product(range(extent), range(bs.scale_vec(v))))
         assert all(r[9] - r[8] + 1 == bs.block_size(v) for r in rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# The open questions: every named alternative is a live parameter
+
+
+ALT_VARIANTS = [
+    "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0",
+    "mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0",
+    "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3",
+]
+
+
+def _random_case(spec, v, rng, n):
+    """Random element codes, C zero in half the cases (so a zero C's exponent matters), scales
+    small enough that products fall near C's zero exponent now and then."""
+    bits = spec.types[v.atype].bits
+    A = rng.integers(0, 1 << bits, (n, v.m, v.k)).astype(np.uint64)
+    B = rng.integers(0, 1 << bits, (n, v.k, v.n)).astype(np.uint64)
+    C = rng.integers(0, 1 << 32, (n, v.m, v.n), dtype=np.uint64)
+    C[: n // 2] = 0
+    sv = bs.scale_vec(v)
+    if v.qualifiers["stype"] == "ue8m0":
+        sa, sb = rng.integers(40, 140, (n, v.m, sv)), rng.integers(40, 140, (n, sv, v.n))
+    else:
+        sa, sb = rng.integers(0, 0x7F, (n, v.m, sv)), rng.integers(0, 0x7F, (n, sv, v.n))
+    if v.atype == "e4m3":
+        # Where a zero C's exponent decides (worked by hand): C = 0, D[0][0] = 2^-142 + p with the
+        # scales 2^-71 each, p = -2^-153 (case 0) or -2^-159 (case 1). The model (-133) cuts at 2^-158:
+        # it keeps the first and D = 2^-142 - 2^-149 (toward zero), drops the second (D = 2^-142);
+        # -126 cuts at 2^-151 and drops both; no term (None) cuts at 2^-167 and keeps both.
+        for case, (a1, b1) in enumerate([(-2.0 ** -6, 2.0 ** -5), (-2.0 ** -9, 2.0 ** -8)]):
+            A[case], B[case], C[case] = 0, 0, 0
+            A[case, 0, :2] = ml_codes("e4m3", [1.0, a1])
+            B[case, :2, 0] = ml_codes("e4m3", [1.0, b1])
+            sa[case], sb[case] = 127 - 71, 127 - 71
+    return A, B, C, sa.astype(np.uint64), sb.astype(np.uint64)
+
+
+def test_every_alternative_is_a_live_parameter(spec):
+    """Each entry of ALTERNATIVES (the choices public evidence leaves open, tests/survey/blockscale.md
+    section 7) changes D for some input of a variant it applies to, so one Blackwell run can tell
+    it from the model; and the notes name every one of them."""
+    notes = (Path(__file__).parent / "survey" / "blockscale.md").read_text()
+    changed: dict[str, int] = {}
+    rng = np.random.default_rng(13)
+    for vid in ALT_VARIANTS:
+        v = spec.variant(vid)
+        base = bs.variant_params(v)
+        A, B, C, sa, sb = _random_case(spec, v, rng, 64)
+        stype = v.qualifiers["stype"]
+        want = bs.mma_kind(spec, A, B, C, v.atype, v.btype, "f32", "f32", base, sa, sb, stype)
+        for name, p in bs.alternatives_for(v, base).items():
+            if name.startswith("ue4m3_top_bit"):
+                top = sa | np.uint64(0x80)
+                with pytest.raises(bs.ScaleError, match="is not a .ue4m3 code"):
+                    bs.mma_kind(spec, A, B, C, v.atype, v.btype, "f32", "f32", base, top, sb, stype)
+                got = bs.mma_kind(spec, A, B, C, v.atype, v.btype, "f32", "f32", p, top, sb, stype)
+                assert np.array_equal(got, want), name  # MMA-Sim's reading: the top bit is ignored
+                changed[name] = changed.get(name, 0) + int(top.size)
+            else:
+                with np.errstate(all="raise"):  # no alternative may compute through an overflow
+                    got = bs.mma_kind(spec, A, B, C, v.atype, v.btype, "f32", "f32", p, sa, sb, stype)
+                changed[name] = changed.get(name, 0) + int((got != want).sum())
+    assert set(changed) == set(bs.ALTERNATIVES)
+    assert all(changed.values()), changed
+    for name in bs.ALTERNATIVES:
+        assert f"`{name}`" in notes, name
+
+
+def test_a_group_must_lie_in_one_scale_block(spec):
+    v = spec.variant(ALT_VARIANTS[2])  # 4X: blocks of 16 k
+    base = bs.variant_params(v)
+    assert "group=32 (fp4 groups of 32 k)" not in bs.alternatives_for(v, base)
+    A, B, C, sa, sb = _random_case(spec, v, np.random.default_rng(1), 1)
+    with pytest.raises(ValueError, match="a group must lie in one block"):
+        bs.mma_kind(spec, A, B, C, "e2m1", "e2m1", "f32", "f32", bs.with_alternative(base, "group=32 (fp4 groups of 32 k)"),
+                    sa, sb, "ue4m3")

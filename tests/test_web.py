@@ -27,6 +27,8 @@ PARAMS = {
     "register_signature": {"variant_id": VID},
     "metadata_nibble": {"sparsity": "wgmma.sparse.16bit", "m": 64, "k": 32, "selector": 1, "row": 17, "chunk": 5},
     "errata_list": {},
+    "scale_holder": {"variant_id": "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1"
+                     ".e2m1.f32.ue4m3", "operand": "scale_a", "index": 13, "k": 40},
 }
 
 
@@ -134,6 +136,8 @@ def test_canned_query(server, name):
                                                                            ("desc", "sm_90a", "8.4")}
     if name == "metadata_nibble":  # selector 1: threads with t % 4 in {2, 3}
         assert len(rows) == 1 and rows[0]["thread"] % 4 in (2, 3)
+    if name == "scale_holder":  # row 13 = 5 + 8: the odd lane of quad 5's pair, K-block 2 in byte 2
+        assert [(r["thread_id"], r["thread"], r["byte"]) for r in rows] == [(0, 21, 2), (1, 23, 2)]
 
 
 def test_descriptions_reach_datasette(server):

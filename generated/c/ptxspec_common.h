@@ -1231,6 +1231,32 @@ struct wgmma_sparse_tf32 {
 };
 }  // namespace sparsity
 
+namespace scale {
+// Block-scale factor maps (spec/layouts `scale_maps`) of an M x N x K product with VECTORS scale
+// factors per row of A or column of B: with the selector {byte-id bid, thread-id tid}, thread t
+// supplies factors when supplies(t, tid); they are those of row (matrix 'a') or column (matrix
+// 'b') index(t, tid); byte byte(bid, j) of its scale register holds K-block j, the k of
+// [j * block, (j + 1) * block).
+// mma.scale.a: scale-a-data of block-scaled mma and mma.sp (PTX ISA 9.7.14.3, the figures selecting SF_A by thread-id-a and by byte-id-a): in each quad of lanes the pair thread-id-a selects (0: lanes 4g, 4g+1; 1: lanes 4g+2, 4g+3) supplies the scale factors of rows g (the even lane) and g + 8 (the odd lane) of A; byte byte-id-a + j of the register holds the factor of K-block j. The other lanes' registers are not read. CuTe's SFALayout of the SM120 atoms ((2,2,8),K):((8,0,1),16) is this map at selector {0, 0}.
+template <int M, int N, int K, int VECTORS>
+struct mma_scale_a {
+  static constexpr int vectors = VECTORS, block = K / VECTORS;
+  static constexpr char matrix = 'a';
+  PTXSPEC_HD static constexpr bool supplies(int t, int tid) { return ((int)((((t % 4) / 2) == tid))) != 0; }
+  PTXSPEC_HD static constexpr int index(int t, int /*tid*/) { return (t / 4) + (8 * (t % 2)); }
+  PTXSPEC_HD static constexpr int byte(int bid, int j) { return bid + j; }
+};
+// mma.scale.b: scale-b-data of block-scaled mma and mma.sp (PTX ISA 9.7.14.3, the figures selecting SF_B by thread-id-b and by byte-id-b): the one lane of each quad with t%4 == thread-id-b supplies the scale factors of column t/4 of B; byte byte-id-b + j holds the factor of K-block j. CuTe's SFBLayout ((4,8),K):((0,1),8) is this map at selector {0, 0}.
+template <int M, int N, int K, int VECTORS>
+struct mma_scale_b {
+  static constexpr int vectors = VECTORS, block = K / VECTORS;
+  static constexpr char matrix = 'b';
+  PTXSPEC_HD static constexpr bool supplies(int t, int tid) { return ((int)(((t % 4) == tid))) != 0; }
+  PTXSPEC_HD static constexpr int index(int t, int /*tid*/) { return t / 4; }
+  PTXSPEC_HD static constexpr int byte(int bid, int j) { return bid + j; }
+};
+}  // namespace scale
+
 namespace smem_wgmma {
 // How wgmma finds A and B in shared memory: the 64-bit matrix descriptor, the swizzle modes and the canonical layouts. Matrices start 16-byte aligned. A K-major operand (imm-trans = 0) has its K elements contiguous; an MN-major operand (imm-trans = 1, f16/bf16 only) has its M or N elements contiguous.
 // Descriptor fields (spec/smem): encode_<field>(x) is the field's value for x.

@@ -13663,6 +13663,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m1_e2m1
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m1_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13671,6 +13673,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m1_e2m3
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m1_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13679,6 +13683,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m1_e3m2
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m1_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13687,6 +13693,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m1_e4m3
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m1_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13695,6 +13703,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m1_e5m2
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13703,6 +13713,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e2m1
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13711,6 +13723,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e2m3
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13719,6 +13733,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e3m2
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13727,6 +13743,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e4m3
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13735,6 +13753,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e5m2
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13743,6 +13763,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e2m1
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13751,6 +13773,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e2m3
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13759,6 +13783,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e3m2
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13767,6 +13793,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e4m3
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13775,6 +13803,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e5m2
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13783,6 +13813,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e2m1
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13791,6 +13823,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e2m3
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13799,6 +13833,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e3m2
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13807,6 +13843,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e4m3
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13815,6 +13853,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e5m2
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13823,6 +13863,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e2m1
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13831,6 +13873,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e2m3
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13839,6 +13883,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e3m2
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13847,6 +13893,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e4m3
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13855,6 +13903,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e5m2
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m1_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13863,6 +13913,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m1_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13871,6 +13923,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m1_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13879,6 +13933,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m1_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13887,6 +13943,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m1_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13895,6 +13953,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m3_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13903,6 +13963,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m3_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13911,6 +13973,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m3_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13919,6 +13983,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m3_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13927,6 +13993,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m3_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13935,6 +14003,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e3m2_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13943,6 +14013,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e3m2_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13951,6 +14023,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e3m2_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13959,6 +14033,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e3m2_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13967,6 +14043,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e3m2_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13975,6 +14053,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e4m3_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13983,6 +14063,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e4m3_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13991,6 +14073,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e4m3_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -13999,6 +14083,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e4m3_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -14007,6 +14093,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e4m3_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -14015,6 +14103,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e5m2_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -14023,6 +14113,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e5m2_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -14031,6 +14123,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e5m2_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -14039,6 +14133,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e5m2_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -14047,6 +14143,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e5m2_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -14055,6 +14153,8 @@ struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_
   using a = layout::mma_m16n8k32_a_b8<16, 8, 32, 8>;
   using b = layout::mma_m16n8k32_b_b8<16, 8, 32, 8>;
   using c = layout::mma_m16n8_c<16, 8, 32, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 32, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 32, 1>;
 };
 struct mma_sync_aligned_m16n8k32_row_col_kind_mxf8f6f4_f16_e4m3_e4m3_f16 {
   static constexpr int threads = 32;
@@ -14367,6 +14467,8 @@ struct mma_sync_aligned_m16n8k64_row_col_kind_mxf4_block_scale_f32_e2m1_e2m1_f32
   using a = layout::mma_m16n8k64_a_b4<16, 8, 64, 4>;
   using b = layout::mma_m16n8k64_b_b4<16, 8, 64, 4>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 2>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 2>;
 };
 struct mma_sync_aligned_m16n8k64_row_col_kind_mxf4_block_scale_scale_vec_2X_f32_e2m1_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -14375,6 +14477,8 @@ struct mma_sync_aligned_m16n8k64_row_col_kind_mxf4_block_scale_scale_vec_2X_f32_
   using a = layout::mma_m16n8k64_a_b4<16, 8, 64, 4>;
   using b = layout::mma_m16n8k64_b_b4<16, 8, 64, 4>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 2>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 2>;
 };
 struct mma_sync_aligned_m16n8k64_row_col_kind_mxf4nvf4_block_scale_scale_vec_2X_f32_e2m1_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -14383,6 +14487,8 @@ struct mma_sync_aligned_m16n8k64_row_col_kind_mxf4nvf4_block_scale_scale_vec_2X_
   using a = layout::mma_m16n8k64_a_b4<16, 8, 64, 4>;
   using b = layout::mma_m16n8k64_b_b4<16, 8, 64, 4>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 2>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 2>;
 };
 struct mma_sync_aligned_m16n8k64_row_col_kind_mxf4nvf4_block_scale_scale_vec_4X_f32_e2m1_e2m1_f32_ue4m3 {
   static constexpr int threads = 32;
@@ -14391,6 +14497,8 @@ struct mma_sync_aligned_m16n8k64_row_col_kind_mxf4nvf4_block_scale_scale_vec_4X_
   using a = layout::mma_m16n8k64_a_b4<16, 8, 64, 4>;
   using b = layout::mma_m16n8k64_b_b4<16, 8, 64, 4>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 4>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 4>;
 };
 struct mma_sync_aligned_m16n8k64_row_col_kind_mxf4nvf4_block_scale_scale_vec_4X_f32_e2m1_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -14399,6 +14507,8 @@ struct mma_sync_aligned_m16n8k64_row_col_kind_mxf4nvf4_block_scale_scale_vec_4X_
   using a = layout::mma_m16n8k64_a_b4<16, 8, 64, 4>;
   using b = layout::mma_m16n8k64_b_b4<16, 8, 64, 4>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 4>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 4>;
 };
 struct mma_sync_aligned_m16n8k64_row_col_s32_s4_s4_s32 {
   static constexpr int threads = 32;
@@ -15412,6 +15522,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k128_row_col_kind_mxf4_block_sc
   using b = layout::mma_m16n8k128_b_b4<16, 8, 128, 4>;
   using c = layout::mma_m16n8_c<16, 8, 128, 32>;
   using meta = sparsity::mma_sparse_4bit_k128<16, 128>;
+  using scale_a = scale::mma_scale_a<16, 8, 128, 2>;
+  using scale_b = scale::mma_scale_b<16, 8, 128, 2>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k128_row_col_kind_mxf4_block_scale_scale_vec_2X_f32_e2m1_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -15421,6 +15533,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k128_row_col_kind_mxf4_block_sc
   using b = layout::mma_m16n8k128_b_b4<16, 8, 128, 4>;
   using c = layout::mma_m16n8_c<16, 8, 128, 32>;
   using meta = sparsity::mma_sparse_4bit_k128<16, 128>;
+  using scale_a = scale::mma_scale_a<16, 8, 128, 2>;
+  using scale_b = scale::mma_scale_b<16, 8, 128, 2>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k128_row_col_kind_mxf4nvf4_block_scale_scale_vec_2X_f32_e2m1_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -15430,6 +15544,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k128_row_col_kind_mxf4nvf4_bloc
   using b = layout::mma_m16n8k128_b_b4<16, 8, 128, 4>;
   using c = layout::mma_m16n8_c<16, 8, 128, 32>;
   using meta = sparsity::mma_sparse_4bit_k128<16, 128>;
+  using scale_a = scale::mma_scale_a<16, 8, 128, 2>;
+  using scale_b = scale::mma_scale_b<16, 8, 128, 2>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k128_row_col_kind_mxf4nvf4_block_scale_scale_vec_4X_f32_e2m1_e2m1_f32_ue4m3 {
   static constexpr int threads = 32;
@@ -15439,6 +15555,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k128_row_col_kind_mxf4nvf4_bloc
   using b = layout::mma_m16n8k128_b_b4<16, 8, 128, 4>;
   using c = layout::mma_m16n8_c<16, 8, 128, 32>;
   using meta = sparsity::mma_sparse_4bit_k128<16, 128>;
+  using scale_a = scale::mma_scale_a<16, 8, 128, 4>;
+  using scale_b = scale::mma_scale_b<16, 8, 128, 4>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k128_row_col_kind_mxf4nvf4_block_scale_scale_vec_4X_f32_e2m1_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -15448,6 +15566,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k128_row_col_kind_mxf4nvf4_bloc
   using b = layout::mma_m16n8k128_b_b4<16, 8, 128, 4>;
   using c = layout::mma_m16n8_c<16, 8, 128, 32>;
   using meta = sparsity::mma_sparse_4bit_k128<16, 128>;
+  using scale_a = scale::mma_scale_a<16, 8, 128, 4>;
+  using scale_b = scale::mma_scale_b<16, 8, 128, 4>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k128_row_col_s32_s4_s4_s32 {
   static constexpr int threads = 32;
@@ -16330,6 +16450,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e2m1_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16339,6 +16461,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e2m1_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16348,6 +16472,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e2m1_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16357,6 +16483,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e2m1_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16366,6 +16494,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16375,6 +16505,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16384,6 +16516,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16393,6 +16527,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16402,6 +16538,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e2m3_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16411,6 +16549,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16420,6 +16560,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16429,6 +16571,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16438,6 +16582,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16447,6 +16593,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e3m2_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16456,6 +16604,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16465,6 +16615,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16474,6 +16626,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16483,6 +16637,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16492,6 +16648,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e4m3_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16501,6 +16659,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16510,6 +16670,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16519,6 +16681,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16528,6 +16692,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16537,6 +16703,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_f32_e5m2_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16546,6 +16714,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m1_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16555,6 +16725,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m1_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16564,6 +16736,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m1_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16573,6 +16747,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m1_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16582,6 +16758,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m1_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16591,6 +16769,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m3_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16600,6 +16780,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m3_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16609,6 +16791,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m3_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16618,6 +16802,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m3_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16627,6 +16813,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e2m3_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16636,6 +16824,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e3m2_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16645,6 +16835,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e3m2_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16654,6 +16846,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e3m2_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16663,6 +16857,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e3m2_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16672,6 +16868,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e3m2_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16681,6 +16879,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e4m3_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16690,6 +16890,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e4m3_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16699,6 +16901,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e4m3_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16708,6 +16912,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e4m3_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16717,6 +16923,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e4m3_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16726,6 +16934,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e5m2_e2m1_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16735,6 +16945,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e5m2_e2m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16744,6 +16956,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e5m2_e3m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16753,6 +16967,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e5m2_e4m3_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16762,6 +16978,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block_scale_scale_vec_1X_f32_e5m2_e5m2_f32_ue8m0 {
   static constexpr int threads = 32;
@@ -16771,6 +16989,8 @@ struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_block
   using b = layout::mma_m16n8k64_b_b8<16, 8, 64, 8>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
   using meta = sparsity::mma_sparse_8bit_k64<16, 64>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 1>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 1>;
 };
 struct mma_sp_ordered_metadata_sync_aligned_m16n8k64_row_col_kind_mxf8f6f4_f16_e4m3_e4m3_f16 {
   static constexpr int threads = 32;

@@ -9,11 +9,13 @@ registers, so that any instruction with these kinds (tcgen05.mma too) can use it
 with A (..., M, K), B (..., K, N), C (..., M, N) raw element codes (not containers), scale_A
 (..., M, SK) and scale_B (..., SK, N) raw scale codes, K a multiple of SK (block = K / SK
 consecutive k). `execute_mma` is the register-level form for mma / mma.sp variants: the scale
-registers and selectors are read through `scale_map`, the scale-factor maps of the manual.
+registers and selectors are read through the variant's scale-factor maps (spec/layouts).
 
-What the model assumes, and from where (tests/survey/blockscale.md has the sources). None of it
-was run on an sm_100a or sm_120a GPU here; every rule is MMA-Sim's sm_120 model or the H100
-pattern, and every choice that evidence does not decide is a named field of `KindParams`:
+What the model assumes, and from where (tests/survey/blockscale.md has the sources; the rules each
+variant gets are spec/numerics.yaml's, models `fdpa_scaled` and `fdpa_groups`, basis `published`).
+None of it was run on an sm_100a or sm_120a GPU here; every rule is MMA-Sim's sm_120 model or the
+H100 pattern, and every choice that evidence does not decide is a named field of `KindParams`
+(`ALTERNATIVES`):
 
 * "products" (.kind::f8f6f4, .kind::mxf8f6f4, and the fp8 forms ptxas accepts with another kind):
   one truncated fused dot-product-add over the whole K (MMA-Sim, RTX Blackwell): products exact,
@@ -44,15 +46,21 @@ import numpy as np
 
 from . import numerics as nm
 
-__all__ = ["KindParams", "ALTERNATIVES", "STATUS", "SOURCES", "kind_params", "variant_params", "element_codes",
+__all__ = ["KindParams", "ALTERNATIVES", "ALTERNATIVE_PATHS", "alternatives_for", "STATUS", "SOURCES", "kind_params", "variant_params", "element_codes",
            "scale_fields", "scale_vec", "block_size", "scale_map", "selector_values", "scale_rows", "scale_holders",
            "scale_coverage", "scales_from_registers", "mma_kind", "execute_mma", "ScaleError"]
 
 #: numerics_status of every .kind variant: no Blackwell GPU has run them here.
-STATUS = "modelled (manual + published measurements), not run on hardware"
+STATUS = nm.UNMEASURED["published"]
 SOURCES = ("PTX ISA 9.7.14.3 block scaling and the mma/mma.sp sections; MMA-Sim (Xie et al., arXiv 2511.10909, "
            "github.com/microsoft/MMA-Sim: RTX Blackwell measured); CUTLASS CuTe SM120 atoms; "
            "tests/survey/blockscale.md")
+
+
+#: The exponent a zero counts as when zeros are no term (zero_exp None): below every real exponent
+#: (the smallest, an e5m2 subnormal product times two 2^-127 scales, is about -290), yet small
+#: enough that 2^-(NO_TERM - F) stays a finite double when every term is zero.
+NO_TERM = -400
 
 
 class ScaleError(ValueError):
@@ -82,11 +90,37 @@ ALTERNATIVES: dict[str, dict] = {
     "F=24 (the Ampere/Ada width)": {"F": 24},
     "group=32 (fp4 groups of 32 k)": {"group": 32},
     "path=products for fp4 (scales on products, F=25, as mxf8f6f4)": {"path": "products", "F": 25},
+    "round=rn (an f32 D rounded to nearest even, not toward zero)": {"round": "rn"},
+}
+#: The paths each alternative is a question for (the others ignore the field or mean something else).
+ALTERNATIVE_PATHS: dict[str, tuple[str, ...]] = {
+    "F=24 (the Ampere/Ada width)": ("products",),
+    "group=32 (fp4 groups of 32 k)": ("groups",),
+    "path=products for fp4 (scales on products, F=25, as mxf8f6f4)": ("groups",),
 }
 
 
+def alternatives_for(v, p: "KindParams") -> dict[str, "KindParams"]:
+    """The entries of ALTERNATIVES that are an open question for variant `v` under parameters `p`
+    (its model): those that change something the variant's path uses, and that it can compute
+    (a group within one scale block; the ue4m3 top bit only where the scales are ue4m3)."""
+    out = {}
+    for name, change in ALTERNATIVES.items():
+        q = replace(p, **change)
+        if q == p or p.path not in ALTERNATIVE_PATHS.get(name, ("products", "groups")):
+            continue
+        if "ue4m3_top_bit" in change and v.qualifiers.get("stype") != "ue4m3":
+            continue
+        if q.path == "groups" and block_size(v) % (q.group * (2 if v.sparse else 1)):
+            continue
+        out[name] = q
+    return out
+
+
 def kind_params(kind: str, scaled: bool, dtype: str) -> KindParams:
-    """The best-supported arithmetic of a kind (without the `kind::` prefix) on sm_120a."""
+    """The best-supported arithmetic of a kind (without the `kind::` prefix) on sm_120a, for callers
+    with no variant (tcgen05's kinds): spec/numerics.yaml's rules for the .kind mma forms, restated
+    (tests/test_blockscale_spec.py checks that the two agree on every variant)."""
     if scaled and kind in ("mxf4", "mxf4nvf4"):
         return KindParams("groups", 35, "rz")
     if kind not in ("f8f6f4", "mxf8f6f4", "mxf4", "mxf4nvf4"):
@@ -96,7 +130,13 @@ def kind_params(kind: str, scaled: bool, dtype: str) -> KindParams:
 
 #: Targets on which ptxas 13.5 emulates the fp8 `.kind` forms with f16 HMMA steps instead of one
 #: QMMA (tests/survey/blockscale-sass-13.5.37.json): the sm_90 fp8 emulation, H100-proven there.
-EMULATED_ON = ("sm_100", "sm_103", "sm_110")
+EMULATED_ON = ("sm_100", "sm_103", "sm_107", "sm_110")
+
+
+def from_numerics(p) -> KindParams:
+    """The KindParams of a spec/numerics.yaml rule's parameters (models fdpa_scaled, fdpa_groups)."""
+    path = {"fdpa_scaled": "products", "fdpa_groups": "groups", "fp8emu": "fp8emu"}[p.model]
+    return KindParams(path, p.F, p.round, p.group or 16, p.zero_exp, split=p.split or 2)
 
 
 def variant_params(v, target: str | None = None) -> KindParams:
@@ -109,7 +149,7 @@ def variant_params(v, target: str | None = None) -> KindParams:
         if v.qualifiers.get("block_scale") or v.atype not in ("e4m3", "e5m2") or v.btype not in ("e4m3", "e5m2"):
             raise KeyError(f"{v.id} is not valid on {target}")
         return KindParams("fp8emu", 25, "rn" if v.dtype == "f16" else "rz", split=4 if v.sparse else 2)
-    return kind_params(kind.removeprefix("kind::"), bool(v.qualifiers.get("block_scale")), v.dtype)
+    return from_numerics(nm.params(v))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -152,15 +192,12 @@ def scale_fields(spec, stype: str, codes, top_bit: str = "error"):
 
 
 # ---------------------------------------------------------------------------------------------
-# Scale-factor maps of mma / mma.sp (tests/survey/blockscale.md section 2)
+# Scale-factor maps of mma / mma.sp (spec/layouts/mma.yaml `scale_maps`; tests/survey/blockscale.md)
 
 
 def scale_vec(v) -> int:
-    """Scale factors per row of A (and per column of B): 1, 2 or 4."""
-    sv = v.qualifiers.get("scale_vec", "")
-    if sv:
-        return int(sv.removeprefix("scale_vec::").removesuffix("X"))
-    return 2 if v.qualifiers.get("kind") == "kind::mxf4" else 1  # the manual's defaults
+    """Scale factors per row of A (and per column of B): 1, 2 or 4 (the scale operand's `vectors`)."""
+    return v.operand("scale_a").vectors
 
 
 def block_size(v) -> int:
@@ -171,31 +208,24 @@ def block_size(v) -> int:
 def scale_map(v, operand: str, byte_id: int, thread_id: int) -> np.ndarray:
     """(threads, 4, 2) int array: for each lane and byte of its scale register, (row of A or column
     of B, K-block) that byte scales with selector {byte_id, thread_id}; (-1, -1) where the byte is
-    not read. A: the lane pair q // 2 == thread_id of each quad, row g (+8 for the odd lane);
-    B: the lane q == thread_id, column g; byte byte_id + j is K-block j."""
-    sv = scale_vec(v)
-    parts = dict(v.operand("sel_a" if operand == "scale_a" else "sel_b").parts)
+    not read. The map is the spec's (spec/layouts `scale_maps`, `Variant.scale_map`); an undefined
+    selector is a ScaleError."""
+    parts = dict(selector_of(v, operand).parts)
     if byte_id not in parts["byte_id"] or thread_id not in parts["thread_id"]:
         raise ScaleError(f"{v.id}: selector {{{byte_id}, {thread_id}}} of {operand} is undefined "
                          f"(byte-id in {list(parts['byte_id'])}, thread-id in {list(parts['thread_id'])})")
-    lane = np.arange(v.threads)
-    g, q = lane // 4, lane % 4
-    if operand == "scale_a":
-        supplies, index = q // 2 == thread_id, g + 8 * (q % 2)
-    elif operand == "scale_b":
-        supplies, index = q == thread_id, g
-    else:
-        raise KeyError(f"{operand}: scale_a or scale_b")
-    out = np.full((v.threads, 4, 2), -1, np.int64)
-    for j in range(sv):
-        out[supplies, byte_id + j, 0] = index[supplies]
-        out[supplies, byte_id + j, 1] = j
-    return out
+    return v.scale_map(operand, byte_id, thread_id)
+
+
+def selector_of(v, operand: str):
+    """The scale_selector operand that picks the factors of scale operand `operand`."""
+    matrix = v.operand(operand).matrix
+    return next(o for o in v.operands if o.kind == "scale_selector" and o.matrix == matrix)
 
 
 def selector_values(v, operand: str) -> list[tuple[int, int]]:
     """Every legal (byte_id, thread_id) of the selector of `operand` (scale_a / scale_b)."""
-    parts = dict(v.operand("sel_a" if operand == "scale_a" else "sel_b").parts)
+    parts = dict(selector_of(v, operand).parts)
     return [(b, t) for b in parts["byte_id"] for t in parts["thread_id"]]
 
 
@@ -258,8 +288,8 @@ def scales_from_registers(v, operand: str, regs, sel) -> np.ndarray:
     t, byte = np.nonzero(m[..., 0] >= 0)
     idx, blk = m[t, byte, 0], m[t, byte, 1]
     codes = (r.astype(np.uint64)[..., t] >> (8 * byte).astype(np.uint64)) & np.uint64(0xFF)
-    sv = scale_vec(v)
-    if operand == "scale_a":
+    sv = v.operand(operand).vectors
+    if v.operand(operand).matrix == "a":
         out = np.zeros(r.shape[:-1] + (v.m, sv), np.uint64)
         out[..., idx, blk] = codes
     else:
@@ -288,7 +318,7 @@ def _nan_rows_cols(nan_a, nan_b):
 
 
 def _products(spec, fa, fb, fc, dtype, p: KindParams, kept):
-    zero = p.zero_exp if p.zero_exp is not None else -(1 << 20)
+    zero = p.zero_exp if p.zero_exp is not None else NO_TERM
     return nm.fdpa_step(spec, fa, fb, fc, dtype, p.F, p.round, 0, zero, kept)
 
 
@@ -304,8 +334,8 @@ def _groups(spec, a_vals, b_vals, fc, sa, sb, dtype, p: KindParams, kept):
         if not (np.broadcast_to(kept, a_vals.shape).sum(axis=-1) * 2 == K).all():
             raise ValueError("the groups path needs half of every row of a sparse A kept")
         span = 2 * p.group
-    if K % span or span % (K // SK) and (K // SK) % span:
-        raise ValueError(f"groups of {span} k do not tile K = {K} in blocks of {K // SK}")
+    if K % span or (K // SK) % span:
+        raise ValueError(f"groups of {span} k do not tile K = {K} in blocks of {K // SK} (a group must lie in one block)")
     G = K // span
     lead = a_vals.shape[:-2]
     M, N = a_vals.shape[-2], b_vals.shape[-1]
@@ -314,7 +344,7 @@ def _groups(spec, a_vals, b_vals, fc, sa, sb, dtype, p: KindParams, kept):
     sums = np.moveaxis(ag @ bg, -3, -1)  # (..., M, N, G), exact: multiples of 1/4 below 2^11
     tb = (np.arange(G) * span) // (K // SK)  # block of each group
     sig = (na[..., :, None, tb] * np.swapaxes(nb, -1, -2)[..., None, :, tb]).astype(np.float64) / 2.0 ** (fra + frb)
-    zero = p.zero_exp if p.zero_exp is not None else -(1 << 20)
+    zero = p.zero_exp if p.zero_exp is not None else NO_TERM
     exa = np.where(na == 0, zero, ea)
     exb = np.where(nb == 0, zero, eb)
     et = exa[..., :, None, tb] + np.swapaxes(exb, -1, -2)[..., None, :, tb]  # (..., M, N, G)
@@ -360,7 +390,7 @@ def mma_kind(spec, a, b, c, atype: str, btype: str, ctype: str, dtype: str, p: K
             raise ValueError("the groups path needs scales")
         out = _groups(spec, nm._values(fa), nm._values(fb), fc, (na, fra, ea), (nb, frb, eb), dtype, p, kept)
     elif p.path == "fp8emu":
-        q = nm.NumericsParams("fp8emu", 16, p.F, p.round, zero_exp=p.zero_exp if p.zero_exp is not None else -(1 << 20),
+        q = nm.NumericsParams("fp8emu", 16, p.F, p.round, zero_exp=p.zero_exp if p.zero_exp is not None else NO_TERM,
                               split=p.split)
         out = nm.fp8_emulated(spec, a, b, np.broadcast_to(c, batch + c.shape[-2:]), atype, btype, ctype, dtype, q,
                               kept, p.split)
@@ -388,33 +418,33 @@ def _container(v, mat: str) -> bool:
 
 def execute_mma(v, *, a, b, c, scale_a=None, scale_b=None, sel_a=(0, 0), sel_b=(0, 0), e=None, f=0,
                 p: KindParams | None = None, target: str | None = None) -> np.ndarray:
-    """The D registers of a `.kind::*` mma / mma.sp variant; scale registers shaped (threads, 1)
-    uint32 (or (batch, threads, 1)), selectors as (byte_id, thread_id). `target` picks the
-    arithmetic where it depends on it (the sm_100a family emulates the fp8 forms)."""
-    from .execute import _expand, _regs  # the registers' shapes and sparse A: one implementation
+    """The D registers of a `.kind::*` mma / mma.sp variant, as `Variant.execute` gives them, with
+    the arithmetic's parameters open: `p` (e.g. `with_alternative(variant_params(v), name)`), or
+    `target` where the arithmetic depends on it (the sm_100a family emulates the fp8 forms).
+    Scale registers shaped (threads, 1) uint32 (or (batch, threads, 1)), selectors as
+    (byte_id, thread_id) (here defaulting to the first legal values)."""
+    from .execute import operand_matrices
     p = p or variant_params(v, target)
-    scaled = bool(v.qualifiers.get("block_scale"))
-    if scaled and (scale_a is None or scale_b is None):
-        raise ScaleError(f"{v.id} is block-scaled: pass scale_a= and scale_b=")
-    if not scaled and (scale_a is not None or scale_b is not None):
+    ops = dict(a=a, b=b, c=c)
+    if v.qualifiers.get("block_scale"):
+        if scale_a is None or scale_b is None:
+            raise ScaleError(f"{v.id} is block-scaled: pass scale_a= and scale_b=")
+        ops.update({"scale_a": scale_a, "scale_b": scale_b, "sel_a": tuple(sel_a), "sel_b": tuple(sel_b)})
+    elif scale_a is not None or scale_b is not None:
         raise ScaleError(f"{v.id} takes no scale operands")
-    A = element_codes(v.spec, v.atype, v.unpack("a", _regs(v, "a", a)), _container(v, "a"))
-    B = element_codes(v.spec, v.btype, v.unpack("b", _regs(v, "b", b)), _container(v, "b"))
-    C = v.unpack("c", _regs(v, "c", c))
-    kept = None
     if v.sparse:
         if e is None:
             raise ValueError(f"{v.id}: the sparsity metadata e= is missing")
         e = np.asarray(e)
         if e.ndim >= 2 and e.shape[-2:] == (v.threads, 1):  # a register operand: (threads, 1) like the others
             e = e[..., 0]
-        A, kept = _expand(v, A, e, int(f))
-    sfa = sfb = None
-    if scaled:
-        sfa = scales_from_registers(v, "scale_a", scale_a, sel_a)
-        sfb = scales_from_registers(v, "scale_b", scale_b, sel_b)
-    d = mma_kind(v.spec, A, B, C, v.atype, v.btype, v.ctype, v.dtype, p, sfa, sfb,
-                 v.qualifiers.get("stype") or None, kept)
+        ops.update(e=e, f=int(f))
+    for name in ("sel_a", "sel_b"):  # an undefined selector is a ScaleError here (the executor: ValueError)
+        if name in ops:
+            scale_map(v, "scale_a" if name == "sel_a" else "scale_b", *ops[name])
+    A, B, C, imm = operand_matrices(v, **ops)
+    d = mma_kind(v.spec, A, B, C, v.atype, v.btype, v.ctype, v.dtype, p, imm.get("scale_a"), imm.get("scale_b"),
+                 v.qualifiers.get("stype") or None, imm.get("kept"))
     return v.pack("d", d)
 
 

@@ -86,7 +86,7 @@ def cmd_query(args) -> int:
                 sys.stdout.write(_errata_text(rows))
                 return 0
             return _emit(rows, args.format, ("id", "family", "title"))
-        if args.variant or args.fragment or args.operands or args.loader:
+        if args.variant or args.fragment or args.operands or args.loader or args.scale:
             if args.variant:
                 ids = [db.resolve_variant(args.variant, args.form)]
             else:
@@ -103,6 +103,8 @@ def cmd_query(args) -> int:
                 rows = [dict(o, variant_id=i) for i in ids for o in db.operands(i)]
                 return _emit(rows, args.format, ("variant_id", "position", "name", "kind", "regs", "reg_type",
                                                  "element_type", "legal_values"))
+            if args.scale:
+                return _emit_scale(db, ids, args)
             if args.fragment:
                 json_out = args.format == "json"
                 rows = [r for i in ids for r in db.fragment_rows(i, args.fragment, args.row, args.col, args.thread,
@@ -120,13 +122,33 @@ def cmd_query(args) -> int:
             rows = [r for i in ids for r in db.variants([f"id={i}"])]
             return _emit(rows, args.format, TABLE_COLUMNS)
         if args.row is not None or args.col is not None or args.thread is not None:
-            raise UsageError("--row/--col/--thread go with --fragment OPERAND")
+            raise UsageError("--row/--col/--thread go with --fragment OPERAND or --scale OPERAND")
+        if args.k is not None or args.byte is not None:
+            raise UsageError("--k/--byte go with --scale OPERAND")
         if args.format == "json":  # composed by SQLite: thousands of variants in milliseconds
             _write_json(db.variants_json(args.filters, args.family, args.target, args.ptx))
             return 0
         return _emit_variants(db, args)
     except QueryError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _emit_scale(db, ids, args) -> int:
+    """Who holds the block-scale factor of A[row][k] / B[k][col], or what a thread's scale byte covers."""
+    from .query import SCALE_FIELDS, scale_rows
+    json_out = args.format == "json"
+    rows = [r for i in ids for r in scale_rows(db, i, args.scale, args.row, args.col, args.k, args.thread, args.byte,
+                                               as_json=json_out)]
+    if json_out:
+        _write_json(rows)
+    elif args.format == "csv":
+        if rows:
+            w = csv.writer(sys.stdout, lineterminator="\n")
+            w.writerow(SCALE_FIELDS)
+            w.writerows(rows)
+    else:
+        _write_table(SCALE_FIELDS, [tuple("" if x is None else x for x in r) for r in rows])
+    return 0
 
 
 def _cell(value) -> str:
@@ -249,9 +271,13 @@ def parser() -> argparse.ArgumentParser:
                    "from (to) a tile in shared memory")
     q.add_argument("--storage", choices=("row", "col"), help="with --loader: the tile row- or column-major")
     q.add_argument("--direction", choices=("load", "store"), help="with --loader: load or store")
-    q.add_argument("--row", type=int, help="with --fragment: matrix row")
-    q.add_argument("--col", type=int, help="with --fragment: matrix column")
-    q.add_argument("--thread", type=int, help="with --fragment: thread")
+    q.add_argument("--row", type=int, help="with --fragment: matrix row; with --scale: row of A")
+    q.add_argument("--col", type=int, help="with --fragment: matrix column; with --scale: column of B")
+    q.add_argument("--thread", type=int, help="with --fragment or --scale: thread")
+    q.add_argument("--scale", metavar="OPERAND", help="block-scale factors of a scale operand (scale_a, scale_b): "
+                   "with --row/--col and --k who holds a factor, with --thread and --byte what a byte covers")
+    q.add_argument("--k", type=int, help="with --scale: the k whose block-scale factor is asked for")
+    q.add_argument("--byte", type=int, help="with --scale: byte of the scale register (0 = bits 0-7)")
     q.add_argument("--db", metavar="FILE", help="query this database file instead of generated/ptxspec.sqlite")
     q.add_argument("filters", nargs="*", metavar="FIELD=VALUE", help="filters on columns of the variants table")
     w = sub.add_parser("serve", help="browse the database in Datasette (pip install 'ptxspec[web]')")

@@ -210,6 +210,18 @@ def _expand(v, packed, meta, sel):
     return out, kept
 
 
+def _elements(v, mat, codes):
+    """Element codes of a fragment whose elements sit in wider containers (e2m1 in bits 2-5 of a
+    byte under .kind::f8f6f4): the container's padding bits are not part of the element."""
+    if mat not in v.fragment_layouts:
+        return codes
+    t = v.spec.types[getattr(v, f"{mat}type")]
+    if v.fragment_layouts[mat][1] <= t.bits:
+        return codes
+    c = np.asarray(codes)
+    return (c >> np.asarray(t.container_shift, c.dtype)) & np.asarray((1 << t.bits) - 1, c.dtype)
+
+
 def operand_matrices(v, *, smem=None, smem_origin: int = 0, **ops):
     """(A codes (..., M, K) dense, B codes (..., K, N), C codes (..., M, N), immediates) of a call;
     for sparse variants the immediates carry `kept`, the mask of the A elements multiplied."""
@@ -240,6 +252,12 @@ def operand_matrices(v, *, smem=None, smem_origin: int = 0, **ops):
         b = v.unpack("b", _regs(v, "b", ops["b"]))
     else:
         b = _matrix_from_desc(v, "b", "MN" if imm.get("imm_trans_b") else "K", ops["b_desc"], img, smem_origin, batch)
+    a, b = _elements(v, "a", a), _elements(v, "b", b)
+    for o in v.operands:  # block scaling: the scale factors, read through the operand's scale map
+        if o.scale_map:
+            from . import blockscale
+            sel = blockscale.selector_of(v, o.name)
+            imm[f"scale_{o.matrix}"] = blockscale.scales_from_registers(v, o.name, ops[o.name], ops[sel.name])
     if v.sparse:
         meta_name = next(o.name for o in v.operands if o.kind == "metadata")
         sel_name = next(o.name for o in v.operands if o.kind == "selector")
@@ -267,6 +285,8 @@ def compute(v, a, b, c, imm: dict, p: nm.NumericsParams | None = None) -> np.nda
             p = nm.params(v)
         except KeyError as exc:  # e.g. m8n8k4 .bf16/.tf32: sm_90a accepts it, the H100 computes nothing
             raise NotImplementedError(exc.args[0]) from None
+    if p.model in ("fdpa_scaled", "fdpa_groups"):  # the .kind::* forms: ptxspec.blockscale
+        return _compute_kind(v, a, b, c, imm, p)
     scale_d = imm.get("scale_d", 1)
     sa, sb = imm.get("imm_scale_a", 1), imm.get("imm_scale_b", 1)
     if p.model in ("integer", "b1"):
@@ -299,6 +319,33 @@ def compute(v, a, b, c, imm: dict, p: nm.NumericsParams | None = None) -> np.nda
                                        p.split)
         else:
             raise ValueError(f"{v.id}: unknown arithmetic model {p.model!r}")
+    return out.reshape(batch + (M, N))
+
+
+def _compute_kind(v, a, b, c, imm: dict, p: nm.NumericsParams) -> np.ndarray:
+    """fp8/fp6/fp4 products with and without block scales (ptxspec.blockscale), in chunks."""
+    from . import blockscale
+    kp = blockscale.from_numerics(p)
+    sfa, sfb, kept = imm.get("scale_a"), imm.get("scale_b"), imm.get("kept")
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2], c.shape[:-2],
+                                *(x.shape[:-2] for x in (sfa, sfb, kept) if x is not None))
+    M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
+    flat = int(np.prod(batch)) if batch else 1
+    def ex(x, shape) -> np.ndarray:
+        return np.broadcast_to(x, batch + shape).reshape((flat,) + shape)
+
+    a2, b2, c2 = ex(a, (M, K)), ex(b, (K, N)), ex(c, (M, N))
+    sa2 = ex(sfa, sfa.shape[-2:]) if sfa is not None else None
+    sb2 = ex(sfb, sfb.shape[-2:]) if sfb is not None else None
+    k2 = ex(kept, (M, K)) if kept is not None else None
+    per = max(1, _CHUNK // (M * N * K))
+    out = np.empty((flat, M, N), np.uint64)
+    stype = v.qualifiers.get("stype") or None
+    for i in range(0, flat, per):
+        sl = slice(i, i + per)
+        out[sl] = blockscale.mma_kind(v.spec, a2[sl], b2[sl], c2[sl], v.atype, v.btype, v.ctype, v.dtype, kp,
+                                      None if sa2 is None else sa2[sl], None if sb2 is None else sb2[sl], stype,
+                                      None if k2 is None else k2[sl])
     return out.reshape(batch + (M, N))
 
 

@@ -250,3 +250,68 @@ class Sparsity:
                 cell = int(np.argmax(counts != 1))
                 return f"selector {sel}: chunk ({cell // cpr}, {cell % cpr}) is described {counts[cell]} times"
         return None
+
+
+# Scale-factor maps: names their formulas may use
+SCALE_NAMES = frozenset({"t", "tid", "M", "N", "K"})
+SCALE_BYTE_NAMES = frozenset({"bid", "j"})
+
+
+@dataclass(frozen=True)
+class ScaleMap:
+    """Which lane's scale register, and which byte of it, holds which block-scale factor: with
+    the selector {byte-id bid, thread-id tid}, lane t supplies scales where `supplies` is nonzero;
+    they are those of row `index` of A (matrix a) or column `index` of B (matrix b); scale column
+    j (K-block j, of `vectors` per row or column) sits in byte `byte`. Bytes no lane supplies are
+    not read."""
+
+    name: str
+    description: str
+    matrix: str  # a | b
+    supplies: Formula
+    index: Formula
+    byte: Formula
+    pos: Pos = field(compare=False, default=Pos(""))
+
+    @staticmethod
+    def build(name: str, data: dict, pos: Pos) -> "ScaleMap":
+        c = lambda key, names: compile_formula(str(data[key]), names)
+        return ScaleMap(name, data["description"], data["matrix"], c("supplies", SCALE_NAMES),
+                        c("index", SCALE_NAMES), c("byte", SCALE_BYTE_NAMES), pos)
+
+    def evaluate(self, threads: int, vectors: int, byte_id: int, thread_id: int, m: int, n: int, k: int) -> np.ndarray:
+        """(threads, 4, 2) int64: (row or column, K-block) each byte of each lane's register scales;
+        (-1, -1) where the byte is not read."""
+        shape = dict(M=m, N=n, K=k)
+        t = np.arange(threads, dtype=np.int64)
+        sup = np.broadcast_to(self.supplies(t=t, tid=thread_id, **shape), (threads,)).astype(bool)
+        idx = np.broadcast_to(self.index(t=t, tid=thread_id, **shape), (threads,)).astype(np.int64)
+        out = np.full((threads, 4, 2), -1, np.int64)
+        for j in range(vectors):
+            byte = int(self.byte(bid=byte_id, j=j))
+            if not 0 <= byte < 4:
+                raise ExprError(f"byte-id {byte_id}: scale column {j} falls in byte {byte}, outside the register")
+            out[sup, byte, 0] = idx[sup]
+            out[sup, byte, 1] = j
+        return out
+
+    def bijection_problem(self, threads: int, vectors: int, selector: dict[str, tuple[int, ...]],
+                          m: int, n: int, k: int) -> str | None:
+        """None when, for every legal selector, each (row or column, K-block) has exactly one byte."""
+        extent = m if self.matrix == "a" else n
+        for bid in selector.get("byte_id", ()):
+            for tid in selector.get("thread_id", ()):
+                try:
+                    mp = self.evaluate(threads, vectors, bid, tid, m, n, k)
+                except ExprError as exc:
+                    return str(exc)
+                idx, blk = mp[..., 0], mp[..., 1]
+                used = idx >= 0
+                if ((idx[used] >= extent) | (blk[used] >= vectors)).any():
+                    return f"selector {{{bid}, {tid}}}: a byte scales outside the {extent} x {vectors} scale matrix"
+                counts = np.bincount(idx[used] * vectors + blk[used], minlength=extent * vectors)
+                if (counts != 1).any():
+                    cell = int(np.argmax(counts != 1))
+                    return (f"selector {{{bid}, {tid}}}: scale ({cell // vectors}, {cell % vectors}) is held "
+                            f"{counts[cell]} times")
+        return None

@@ -233,7 +233,8 @@ class Metadata(OperandKind):
 
 
 class Scale(OperandKind):
-    """A .b32 register of block-scale factors."""
+    """A .b32 register of block-scale factors: four bytes, read through the operand's scale map
+    (spec/layouts `scale_maps`) with the selector of the same matrix."""
     name = "scale"
 
     def c_doc(self, o, v):

@@ -17,7 +17,7 @@ import numpy as np
 from .errors import Pos
 from .evidence import EvidenceIndex
 from .expr import Formula
-from .fragments import FragmentLayout, FragmentMap, Sparsity
+from .fragments import FragmentLayout, FragmentMap, ScaleMap, Sparsity
 from .isa import Requirement, Target, Version
 
 #: Fields every opcode template may name besides its family's axes.
@@ -68,6 +68,8 @@ class Operand:
     observed_on: str = ""  # a fragment whose map is an observation of this target, not the manual's (wmma)
     default: int | None = None  # the neutral value, assumed by the executor and bindings when left out
     vector: bool = True  # a fragment written as a brace-enclosed vector ({d}), or bare (d: movmatrix)
+    vectors: int = 0  # a scale operand: scale factors per row of A / column of B (the .scale_vec)
+    scale_map: str | None = None  # a scale operand: its block-scale factor map (spec/layouts `scale_maps`)
 
     def as_data(self) -> dict:
         d = {"name": self.name, "kind": self.kind, "io": self.io, "regs": self.regs, "reg_type": self.reg_type}
@@ -89,6 +91,10 @@ class Operand:
             d["observed_on"] = self.observed_on
         if not self.vector:
             d["vector"] = False
+        if self.scale_map:
+            d["scale_map"] = self.scale_map
+        if self.vectors:
+            d["vectors"] = self.vectors
         return d
 
 
@@ -196,6 +202,19 @@ class Variant:
         tile with ldmatrix (stmatrix): one row per form that does it, best first, or the reason
         none does (ptxspec.loaders.LoaderRow)."""
         return self.spec.loaders.rows_for(self, operand)
+    def scale_map(self, operand: str, byte_id: int, thread_id: int) -> np.ndarray:
+        """(threads, 4, 2): (row of A or column of B, K-block) that each byte of each lane's scale
+        register `operand` scales with the selector {byte_id, thread_id}; (-1, -1): not read. The
+        K-block is K / vectors consecutive k (of the dense K)."""
+        o = self.operand(operand)
+        if not o.scale_map:
+            raise KeyError(f"{self.id}: {operand!r} is no scale operand with a map")
+        key = ("scale", o.scale_map, o.vectors, self.m, self.n, self.k, byte_id, thread_id)
+        cache = self.spec._map_cache
+        if key not in cache:
+            cache[key] = self.spec.scale_maps[o.scale_map].evaluate(self.threads, o.vectors, byte_id, thread_id,
+                                                                  self.m or 0, self.n or 0, self.k or 0)
+        return cache[key]
 
     def fragment(self, operand: str) -> np.ndarray:
         """(threads, elements, 2) array of (row, col) for each element of a register operand."""
@@ -342,6 +361,7 @@ class NumericsRule:
     params: dict
     source: str
     pos: Pos
+    basis: str = "measured"  # measured (our campaigns) | published (the manual and others' measurements)
 
 
 @dataclass
@@ -361,7 +381,8 @@ class Spec:
 
     def __init__(self, *, ptx_versions: list[Version], ptxas_versions: set[Version], targets: dict[str, Target],
                  types: dict[str, "ElementType"], families: dict[str, "Family"], layouts: dict[str, FragmentLayout],
-                 sparsities: dict[str, Sparsity], smem: dict[str, "SharedMemory"], digest: str):
+                 sparsities: dict[str, Sparsity], smem: dict[str, "SharedMemory"], digest: str,
+                 scale_maps: dict[str, ScaleMap] | None = None):
         self.ptx_versions = ptx_versions
         self.ptxas_versions = ptxas_versions
         self.targets = targets
@@ -369,6 +390,7 @@ class Spec:
         self.families = families
         self.layouts = layouts
         self.sparsities = sparsities
+        self.scale_maps = scale_maps or {}  # block-scale factor maps (spec/layouts `scale_maps`)
         self.smem = smem
         self.digest = digest  # SHA-256 of the spec tree it was built from
         self.evidence = EvidenceIndex([])  # the hardware campaigns (evidence/), joined by variant id

@@ -48,7 +48,7 @@ __all__ = ["Fields", "decode_fields", "params", "fdpa", "fma_chain", "integer_mm
 
 @dataclass(frozen=True)
 class NumericsParams:
-    model: str  # integer | b1 | fdpa | fp8emu | fmachain | f64fma
+    model: str  # integer | b1 | fdpa | fp8emu | fmachain | f64fma | fdpa_scaled | fdpa_groups (ptxspec.blockscale)
     group: int = 0  # k terms per fused step (0: the whole K of the instruction); fmachain: per chain
     F: int = 0  # fraction bits kept below the largest exponent of a step
     round: str = "rz"  # final rounding of a step: rz | rn
@@ -62,7 +62,9 @@ class NumericsParams:
 
 
 #: The models this module implements (spec/numerics.yaml names one per rule).
-MODELS = ("integer", "b1", "fdpa", "fp8emu", "fmachain", "f64fma")
+MODELS = ("integer", "b1", "fdpa", "fp8emu", "fmachain", "f64fma", "fdpa_scaled", "fdpa_groups")
+#: numerics_status of a variant no campaign ran, by the basis of its rule (spec/numerics.yaml `basis`)
+UNMEASURED = {"measured": "not run", "published": "modelled (manual + published measurements); not run on hardware"}
 #: The variant fields a rule's `when` may test besides the family's axes.
 RULE_FIELDS = ("family", "instruction", "m", "n", "k", "atype", "btype", "ctype", "dtype", "satfinite", "op", "sparse")
 
@@ -124,17 +126,24 @@ def params(variant) -> NumericsParams:
     return _params(variant)
 
 
+def rule_of(variant):
+    """The spec/numerics.yaml rule that gives the variant its arithmetic, or None."""
+    if not computes_product(variant) or variant.hardware_note:
+        return None
+    return next((r for r in variant.spec.numerics if rule_matches(r.when, variant)), None)
+
+
 def _params(variant) -> NumericsParams:
     if not computes_product(variant):
         raise KeyError(f"{variant.id} computes no product")
     if variant.hardware_note:  # sm_90a accepts it, but the H100 computes nothing that could be modelled
         raise KeyError(f"{variant.id}: no arithmetic: {variant.hardware}")
-    for rule in variant.spec.numerics:
-        if rule_matches(rule.when, variant):
-            p = NumericsParams(rule.model, **rule.params)
-            if p.model == "fdpa" and p.group == 0:  # one step over the instruction's whole K
-                p = replace(p, group=variant.k)
-            return p
+    rule = rule_of(variant)
+    if rule is not None:
+        p = NumericsParams(rule.model, **rule.params)
+        if p.model == "fdpa" and p.group == 0:  # one step over the instruction's whole K
+            p = replace(p, group=variant.k)
+        return p
     raise KeyError(f"{variant.id}: no arithmetic rule (spec/numerics.yaml) for {variant.atype} inputs and "
                    f"{variant.dtype} output" + (f" with .{variant.qualifiers['kind']}" if variant.qualifiers.get("kind")
                                                 else ""))
@@ -708,25 +717,31 @@ def measured(spec) -> dict[str, dict]:
 
 
 def status_rows(spec) -> list[tuple]:
-    """(variant_id, model, parameters, status, cases, outputs, mismatches, agreement, date, campaign) for
-    every variant that computes a product: `bit-exact` (every compared output equal), `mismatches`,
-    `not run` (a model, no hardware record yet) or `no model`."""
+    """(variant_id, model, parameters, status, cases, outputs, mismatches, agreement, date, campaign,
+    rule) for every variant that computes a product: `bit-exact` (every compared output equal),
+    `mismatches`, `not run` (a model resting on our campaigns, no hardware record of this variant
+    yet), `modelled (manual + published measurements); not run on hardware` (a model resting on
+    the manual and published measurements) or `no model`; `rule` is the position (from 1) of the
+    spec/numerics.yaml rule that gives the arithmetic, or None."""
     import json
     meas = measured(spec)
     rows = []
     for v in spec.variants:
         if not computes_product(v):
             continue
+        rule = rule_of(v)
         try:
             p = params(v)
             model, pj = p.model, json.dumps({k: x for k, x in p.as_data().items() if k != "model"}, sort_keys=True)
         except KeyError:
             model, pj = None, None
+        src = spec.numerics.index(rule) + 1 if rule is not None and model else None
         m = meas.get(v.id)
         if m is None:
-            rows.append((v.id, model, pj, "not run" if model else "no model", None, None, None, None, None, None))
+            status = UNMEASURED[rule.basis] if model and rule is not None else "not run" if model else "no model"
+            rows.append((v.id, model, pj, status, None, None, None, None, None, None, src))
             continue
         agree = (m["outputs"] - m["mismatches"]) / m["outputs"] if m["outputs"] else 0.0
         rows.append((v.id, model, pj, "bit-exact" if m["mismatches"] == 0 and m["outputs"] else "mismatches",
-                     m["cases"], m["outputs"], m["mismatches"], f"{agree:.9f}", m["date"], m["campaign"]))
+                     m["cases"], m["outputs"], m["mismatches"], f"{agree:.9f}", m["date"], m["campaign"], src))
     return rows

@@ -15,6 +15,8 @@ OPERATORS = ("!=", ">=", "<=", "=", ">", "<", "~")  # ~ : SQL LIKE with * as wil
 _FILTER_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(!=|>=|<=|=|>|<|~)(.*)$", re.S)
 BOOLEAN_COLUMNS = ("satfinite", "sparse")
 FRAGMENT_FIELDS = ("variant_id", "operand", "thread", "reg", "slot", "row", "col")
+SCALE_FIELDS = ("variant_id", "operand", "byte_id", "thread_id", "thread", "byte", "row", "col", "k_block", "k_first",
+                "k_last")
 JSON_COLUMNS = ("targets", "requires", "regs", "selectors", "metadata_nibbles", "rules", "evidence", "format", "legal_values", "params")
 
 
@@ -325,3 +327,37 @@ def bounded(field: str, number: int) -> int:
                          "(integers are 64-bit)")
     return number
 
+
+def scale_rows(db: Database, variant_id: str, operand: str, row=None, col=None, k=None, thread=None, byte=None,
+               as_json: bool = False) -> list:
+    """The bytes of a block-scale operand (scale_factors), as tuples of SCALE_FIELDS (or JSON
+    texts): who holds the factor of A[row][k] (B[k][col]), or what thread's byte covers, for
+    every selector value."""
+    ops = {r[0]: r[1:] for r in db.conn.execute(
+        "SELECT o.name, l.matrix, l.k, v.m, v.n, v.threads FROM operands o JOIN scale_layouts l "
+        "ON l.id = o.scale_layout_id JOIN variants v ON v.id = o.variant_id WHERE o.variant_id = ? "
+        "ORDER BY o.position", (variant_id,))}
+    if operand not in ops:
+        raise QueryError(f"{variant_id} has no block-scale operand {operand!r}"
+                         + (f"; scale operands: {', '.join(ops)}" if ops else " (it is not block-scaled)"))
+    matrix, kk, m, n, threads = ops[operand]
+    if (row if matrix == "b" else col) is not None:
+        raise QueryError(f"{operand} scales {'columns of B: give --col' if matrix == 'b' else 'rows of A: give --row'}")
+    clauses, params = ["variant_id = ?", "operand = ?"], [variant_id, operand]
+    for name, value, size in (("row", row, m), ("col", col, n), ("thread", thread, threads), ("byte", byte, 4)):
+        if value is not None:
+            if not 0 <= value < size:
+                raise QueryError(f"{name} {value} is out of range: {operand} of {variant_id} has {name}s 0 to {size - 1}")
+            clauses.append(f"{name} = ?")
+            params.append(value)
+    if k is not None:
+        if not 0 <= k < kk:
+            raise QueryError(f"k {k} is out of range: {variant_id} has k 0 to {kk - 1}")
+        clauses.append("k_first <= ? AND ? <= k_last")
+        params += [k, k]
+    pairs = ", ".join(f"'{f}', {f}" for f in SCALE_FIELDS)
+    select = f"json_object({pairs})" if as_json else ", ".join(SCALE_FIELDS)
+    cur = db.conn.execute(f"SELECT {select} FROM scale_factors WHERE " + " AND ".join(clauses)
+                            + " ORDER BY byte_id, thread_id, thread, byte", params)
+    cur.row_factory = None
+    return [r[0] for r in cur] if as_json else cur.fetchall()

@@ -156,7 +156,7 @@ def summarize(result: dict) -> dict:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--targets", default="sm_120a,sm_121a,sm_100a,sm_103a,sm_110a")
+    ap.add_argument("--targets", default="sm_120a,sm_121a,sm_100a,sm_103a,sm_107a,sm_110a")
     args = ap.parse_args()
     result = survey(args.targets.split(","))
     result["summary"] = summarize(result)

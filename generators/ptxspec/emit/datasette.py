@@ -48,6 +48,14 @@ CANNED = {
                "k = CAST(:k AS INTEGER) AND selector = CAST(:selector AS INTEGER) AND row = CAST(:row AS INTEGER) "
                "AND chunk = CAST(:chunk AS INTEGER)",
     },
+    "scale_holder": {
+        "title": "Which thread and byte hold a block-scale factor?",
+        "description": "For a block-scaled variant: who holds the scale factor of A[row][k] (operand scale_a) or "
+                       "B[k][col] (scale_b, give the column as :index), for every selector value.",
+        "sql": "SELECT byte_id, thread_id, thread, byte, k_block, k_first, k_last FROM scale_factors "
+               "WHERE variant_id = :variant_id AND operand = :operand AND COALESCE(row, col) = CAST(:index AS INTEGER) "
+               "AND k_first <= CAST(:k AS INTEGER) AND CAST(:k AS INTEGER) <= k_last ORDER BY byte_id, thread_id",
+    },
     "errata_list": {
         "title": "Where is the manual wrong?",
         "description": "Every erratum: what the manual says, what is true, and the evidence.",

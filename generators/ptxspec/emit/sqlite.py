@@ -173,6 +173,7 @@ def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]
     axes = [c for c, p in defs["variant_rows"]["properties"].items() if p.get("x-axis")]
     requirements, signatures, operands = _Shared(), _Shared(), _Shared()
     layouts = _Layouts(out)
+    scale_layouts = _Shared()
 
     def add_requirement(i: int, v: Variant) -> None:
         req, rec = v.requirement, v.as_record()
@@ -193,8 +194,10 @@ def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]
             lid = per_reg = None
             if o.kind == "fragment" and o.matrix in v.fragment_layouts:  # else: register count only, no map
                 lid, per_reg = layouts.id(v, o.matrix)
+            sid = _scale_layout(out, scale_layouts, v, o) if o.scale_map else None
             row = (o.name, o.kind, o.io, o.matrix, o.regs, o.reg_type, o.element_type, lid, per_reg,
-                   _j(list(o.values)) if o.values is not None else None, o.min_value, int(o.optional))
+                   _j(list(o.values)) if o.values is not None else None, o.min_value, int(o.optional), sid,
+                   o.vectors or None)
             defs_ids.append(operands.id(row, lambda i, row=row: out["operand_defs"].append((i, *row))))
         sig_key = (json.dumps(rec["regs"]), tuple(defs_ids))
 
@@ -281,9 +284,30 @@ def tiling(row: np.ndarray, col: np.ndarray) -> tuple[int, int, int]:
     raise AssertionError("unreachable: one copy of every element is a tiling")
 
 
+def _scale_layout(out: dict[str, list[tuple]], shared: _Shared, v: Variant, o) -> int:
+    """scale_layouts and scale_elements: a scale operand's evaluated map, once per map, scale count
+    and shape, every legal selector value."""
+    key = (o.scale_map, o.vectors, v.m, v.n, v.k)
+
+    def add(i: int) -> None:
+        sm = v.spec.scale_maps[o.scale_map]
+        out["scale_layouts"].append((i, o.scale_map, sm.matrix, o.vectors, v.k, v.k // o.vectors))
+        sel = next(s for s in v.operands if s.kind == "scale_selector" and s.matrix == o.matrix)
+        parts = dict(sel.parts)
+        for b in parts["byte_id"]:
+            for t in parts["thread_id"]:
+                m = v.scale_map(o.name, b, t)
+                for lane, byte in zip(*np.nonzero(m[..., 0] >= 0)):
+                    out["scale_elements"].append((i, b, t, int(lane), int(byte), int(m[lane, byte, 0]),
+                                                  int(m[lane, byte, 1])))
+    return shared.id(key, add)
+
+
 def _numerics(spec: Spec, out: dict[str, list[tuple]]) -> dict[str, int]:
     """numerics_results; variant id -> its result."""
     from ..numerics import status_rows  # the executors' arithmetic and its measured status
+    out["numerics_rules"] = [(i + 1, _j(r.when), r.model, _j(r.params), r.basis, r.source)
+                             for i, r in enumerate(spec.numerics)]
     results, ids = _Shared(), {}
     for vid, *rest in status_rows(spec):
         ids[vid] = results.id(tuple(rest), lambda i, rest=rest: out["numerics_results"].append((i, *rest)))

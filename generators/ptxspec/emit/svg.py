@@ -1,4 +1,5 @@
-"""SVG figures of the reference docs: fragment maps, metadata maps, swizzle modes, the descriptor.
+"""SVG figures of the reference docs: fragment maps, metadata maps, block-scale factor maps,
+swizzle modes, the descriptor.
 
 Plain string building, no drawing library: the whole `ptxspec build` has to stay fast. A map is
 drawn by reference to keep it small (see `_Refs`): cells, row layers and the grid, each a `<use>`
@@ -289,6 +290,38 @@ def metadata(row: np.ndarray, chunk: np.ndarray, mask: np.ndarray, rows: int, ch
     if threads > 32:
         _warp_labels(svg, warp_of_row, grid_top, LEFT + chunks * col_w)
     svg.parts.append(f'<rect x="{LEFT}" y="{grid_top}" width="{chunks * col_w}" height="{rows * CELL_H}" '
+                     'fill="none" stroke="#222"/>')
+    attrs = {**attrs, "cell-w": col_w, "cell-h": CELL_H}
+    return svg.finish(width, height, attrs, _style(QUAD_FILLS), " ".join(lines), refs.defs())
+
+
+def scale(index: np.ndarray, block: np.ndarray, *, matrix: str, extent: int, vectors: int, lines: list[str],
+          attrs: dict) -> str:
+    """Block-scale factor map: the scale matrix (A: rows x K-blocks; B: K-blocks x columns), each
+    factor labelled with the thread and byte of the scale register that holds it. `index`,
+    `block`: (threads, 4) from ScaleMap.evaluate (-1: byte not read)."""
+    svg = _Svg()
+    col_w = (128 if vectors == 1 else 96 if vectors == 2 else 64) if matrix == "a" else CELL_W
+    rows, cols = (extent, vectors) if matrix == "a" else (vectors, extent)
+    width = max(LEFT + cols * col_w + 16, 420)
+    legend = [(f, f"t%4={q}") for q, f in enumerate(QUAD_FILLS)]
+    top = _header(svg, lines, legend, "TN: thread N; byte N: bits 8N..8N+7 of its scale register. "
+                  "Fill: the thread's lane in its quad (t%4).", width)
+    grid_top = top + 34
+    height = grid_top + rows * CELL_H + 12
+    for c in range(cols):
+        x = LEFT + c * col_w + col_w / 2
+        svg.text(x, grid_top - 5, f"k-block {c}" if matrix == "a" else f"col {c}", "ax")
+    svg.text(LEFT - 6, grid_top - 5, "row" if matrix == "a" else "", "ax r")
+    for r in range(rows):
+        svg.text(LEFT - 6, grid_top + r * CELL_H + 19, str(r) if matrix == "a" else f"k-block {r}", "ax r")
+    threads = index.shape[0]
+    refs = _Refs(col_w, CELL_H, [(f"T{k}", k % 4) for k in range(threads)], [f"byte {k}" for k in range(4)])
+    t, byte = np.nonzero(index >= 0)
+    idx, blk = index[t, byte], block[t, byte]
+    r, c = (idx, blk) if matrix == "a" else (blk, idx)
+    svg.parts += refs.grid(r, c, t, byte, LEFT, grid_top)
+    svg.parts.append(f'<rect x="{LEFT}" y="{grid_top}" width="{cols * col_w}" height="{rows * CELL_H}" '
                      'fill="none" stroke="#222"/>')
     attrs = {**attrs, "cell-w": col_w, "cell-h": CELL_H}
     return svg.finish(width, height, attrs, _style(QUAD_FILLS), " ".join(lines), refs.defs())

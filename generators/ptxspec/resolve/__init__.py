@@ -30,7 +30,8 @@ def build_model(docs: Tree, evidence_dir=None, *, evidence: bool = True) -> Spec
     layouts = resolve_layouts(ctx, docs["layouts"], isa.targets)
     smem = resolve_smem(ctx, docs["smem"], families)
     spec = Spec(ptx_versions=isa.ptx_versions, ptxas_versions=isa.ptxas_versions, targets=isa.targets, types=types,
-                families=families, layouts=layouts.fragments, sparsities=layouts.sparsities, smem=smem,
+                families=families, layouts=layouts.fragments, sparsities=layouts.sparsities,
+                scale_maps=layouts.scale_maps, smem=smem,
                 digest=docs.digest)
     family_docs = {d.data["name"]: d.data for d in docs["family"]}
     instructions = InstructionResolver(ctx, spec, layouts, family_docs, isa.origins, docs.root)

@@ -243,6 +243,8 @@ class InstructionResolver:
             if KINDS[o["kind"]].needs_sparsity and sparsity is None:
                 self.p.add(g.at("signature"), f"operand {o['name']!r} needs the group to name a sparsity")
                 return False
+            if not check_scale_operand(self.p, self.layouts, o, signature):
+                return False
         return True
 
     def group_sources(self, fam, d, g, template_origin, req_origin, sparsity) -> dict[str, tuple[Origin, ...]]:
@@ -261,3 +263,30 @@ class InstructionResolver:
         if sparsity is not None:
             sources["sparsity"] = (Origin(g, "sparsity"), self.layouts.origins[sparsity.name])
         return sources
+
+
+def check_scale_operand(p, layouts, o, signature) -> bool:
+    """A scale operand may name a scale map of its matrix, with its vectors (without one the
+    register is known and which factor sits where is not); a selector of the same matrix gives
+    the map's byte-id and thread-id."""
+    if ("map" in o or "vectors" in o) and (o["kind"] != "scale" or ("map" in o) != ("vectors" in o)):
+        p.add(o.pos, f"operand {o['name']!r}: only a scale operand names a scale `map`, and then its "
+              f"`vectors` too")
+        return False
+    if "map" not in o:
+        return True
+    sm = layouts.scale_maps.get(o["map"])
+    if sm is None:
+        if o["map"] not in layouts.broken:
+            p.add(o.at("map"), f"unknown scale map {o['map']!r}{did_you_mean(o['map'], layouts.scale_maps)}")
+        return False
+    if sm.matrix != o.get("matrix"):
+        p.add(o.at("map"), f"scale map {sm.name} scales matrix {sm.matrix}, operand {o['name']!r} matrix "
+              f"{o.get('matrix')!r}")
+        return False
+    sels = [s for s in signature if s["kind"] == "scale_selector" and s.get("matrix") == o.get("matrix")]
+    if len(sels) != 1 or set(sels[0].get("parts", {})) != {"byte_id", "thread_id"}:
+        p.add(o.pos, f"operand {o['name']!r}: the signature needs one scale_selector of matrix "
+              f"{o.get('matrix')!r} with parts byte_id and thread_id")
+        return False
+    return True

@@ -1,5 +1,5 @@
 """Resolvers of the spec files that define tables: the ISA (PTX versions, targets), the element
-types, the families, the layouts (fragment maps and sparsity maps) and the shared-memory
+types, the families, the layouts (fragment, sparsity and scale-factor maps) and the shared-memory
 descriptions. Each takes its documents (and the tables it depends on, explicitly) and returns
 what it resolved; problems go to the shared context."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import Pos
 from ..expr import ExprError, compile_formula
-from ..fragments import META_NAMES, FragmentLayout, Sparsity
+from ..fragments import META_NAMES, SCALE_BYTE_NAMES, SCALE_NAMES, FragmentLayout, ScaleMap, Sparsity
 from ..isa import Target, Version
 from ..model import OPCODE_FIELDS, Axis, ElementType, Family, MatrixDims, SharedMemory, SwizzleMode
 from ..source import Document, did_you_mean
@@ -119,6 +119,7 @@ def resolve_families(ctx: Context, docs: list[Document]) -> dict[str, Family]:
 class Layouts:
     fragments: dict[str, FragmentLayout] = field(default_factory=dict)
     sparsities: dict[str, Sparsity] = field(default_factory=dict)
+    scale_maps: dict[str, ScaleMap] = field(default_factory=dict)
     #: layouts whose formulas failed: already reported where they are defined, so a group that
     #: names one is not reported again
     broken: set[str] = field(default_factory=set)
@@ -130,6 +131,8 @@ def _names_for(cls, key):
         return {"rows": frozenset({"M", "N", "K"}), "cols": frozenset({"M", "N", "K"}),
                 "elements": frozenset({"M", "N", "K"}), "row": frozenset({"t", "i", "M", "N", "K"}),
                 "col": frozenset({"t", "i", "M", "N", "K"})}.get(key)
+    if cls is ScaleMap:
+        return {"supplies": SCALE_NAMES, "index": SCALE_NAMES, "byte": SCALE_BYTE_NAMES}.get(key)
     return {"contributes": META_NAMES, "row": META_NAMES, "chunk_index": META_NAMES}.get(key)
 
 
@@ -140,7 +143,8 @@ def resolve_layouts(ctx: Context, docs: list[Document], targets: dict[str, Targe
         d = doc.data
         table: dict[str, Any]  # layouts or sparsities by name
         for section, cls, table in (("fragments", FragmentLayout, out.fragments),
-                                    ("sparsity", Sparsity, out.sparsities)):
+                                    ("sparsity", Sparsity, out.sparsities),
+                                    ("scale_maps", ScaleMap, out.scale_maps)):
             entries = d.get(section, {})
             for name, body in entries.items():
                 pos = entries.at(name)

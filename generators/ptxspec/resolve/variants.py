@@ -117,12 +117,17 @@ class VariantExpander:
         fl, regs_only = layouts
         if plan.sparsity is not None and not self.check_sparsity(plan.sparsity, plan.threads, m, n, k):
             return None
+        if not self.check_scale_maps(plan, m, n, k):
+            return None
         ctx = OperandContext(s.types, {"a": a, "b": b, "c": c, "d": dd}, fl, regs_only, plan.sparsity)
         operands = tuple(self.operand(o, ctx) for o in plan.signature if not o.get("forms") or form in o["forms"])
         sources = dict(plan.sources)
         sources["requirement"] = plan.sources["requirement"] + tuple(matched) + self.targets_source(req.targets)
         for mat, (lay, _, _) in fl.items():
             sources[f"fragment.{mat}"] = (Origin(g["fragments"], mat), self.layouts.origins[lay.name])
+        for o in operands:
+            if o.scale_map:
+                sources[f"scale.{o.name}"] = (self.layouts.origins[o.scale_map],)
         return Variant(
             id=f"{ptx}:{form}" if form else ptx, family=plan.inst.family, instruction=plan.inst.name, ptx=ptx,
             form=form, m=m, n=n, k=k, atype=a, btype=b, ctype=c, dtype=dd, satfinite=sat, op=op,
@@ -229,13 +234,36 @@ class VariantExpander:
             self._checked[key] = not problem
         return self._checked[key]
 
+    def check_scale_maps(self, plan: GroupPlan, m, n, k) -> bool:
+        """Every scale map, for every legal selector, holds each scale factor in exactly one byte."""
+        for o in plan.signature:
+            if o["kind"] != "scale" or "map" not in o:
+                continue
+            sel = next(s for s in plan.signature if s["kind"] == "scale_selector" and s.get("matrix") == o.get("matrix"))
+            parts = {name: tuple(int_set(vals)) for name, vals in sel["parts"].items()}
+            key = ("scale", o["map"], o["vectors"], m, n, k, tuple(sorted(parts.items())))
+            if key not in self._checked:
+                sm = self.layouts.scale_maps[o["map"]]
+                try:
+                    problem = sm.bijection_problem(plan.threads, o["vectors"], parts, m or 0, n or 0, k or 0)
+                except ExprError as exc:
+                    problem = str(exc)
+                if problem:
+                    per = "row" if sm.matrix == "a" else "column"
+                    self.p.add(sm.pos, f"scale map {sm.name} with {o['vectors']} per {per} for m{m}n{n}k{k}: {problem}")
+                self._checked[key] = not problem
+            if not self._checked[key]:
+                return False
+        return True
+
     def operand(self, o, ctx: OperandContext) -> Operand:
         r = KINDS[o["kind"]].resolve(o, ctx)
         parts = tuple((name, tuple(int_set(vals))) for name, vals in o.get("parts", {}).items())
         return Operand(name=o["name"], kind=o["kind"], io=o.get("io", "in"), matrix=o.get("matrix"), values=r.values,
                        min_value=r.min_value, regs=r.regs, reg_type=r.reg_type, layout=r.layout,
                        element_type=r.element_type, parts=parts, optional=bool(o.get("optional", False)),
-                       observed_on=r.observed_on, default=o.get("default"), vector=bool(o.get("vector", True)))
+                       observed_on=r.observed_on, default=o.get("default"), vector=bool(o.get("vector", True)),
+                       vectors=int(o.get("vectors", 0)), scale_map=o.get("map"))
 
     def add(self, var: Variant) -> None:
         s = self.spec

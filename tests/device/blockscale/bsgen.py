@@ -288,7 +288,7 @@ def compare(spec, build: Path, outputs: dict) -> dict:
             rec["status"].append(f"kernel {k['id']}: {'not run' if status is None else f'launch error {status}'}")
             continue
         base = bs.variant_params(v, target)
-        alts = {} if base.path == "fp8emu" else {name: bs.with_alternative(base, name) for name in bs.ALTERNATIVES}
+        alts = {} if base.path == "fp8emu" else bs.alternatives_for(v, base)
         for i in range(k["cases"]):
             regs, kind = case_inputs(spec, k, i)
             rec["outputs"] += v.m * v.n

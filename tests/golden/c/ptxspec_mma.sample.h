@@ -108,6 +108,8 @@ struct mma_sync_aligned_m16n8k64_row_col_kind_mxf4_block_scale_f32_e2m1_e2m1_f32
   using a = layout::mma_m16n8k64_a_b4<16, 8, 64, 4>;
   using b = layout::mma_m16n8k64_b_b4<16, 8, 64, 4>;
   using c = layout::mma_m16n8_c<16, 8, 64, 32>;
+  using scale_a = scale::mma_scale_a<16, 8, 64, 2>;
+  using scale_b = scale::mma_scale_b<16, 8, 64, 2>;
 };
 }  // namespace frag
 }  // namespace ptxspec

@@ -2,12 +2,14 @@
 
     c/ptxspec.h           includes everything below
     c/ptxspec_common.h    the PTX ISA version macro, one guard macro per requirement, the fragment
-                          layouts, sparsity metadata maps and shared-memory formulas as constexpr C++
+                          layouts, sparsity metadata maps, block-scale factor maps and shared-memory
+                          formulas as constexpr C++
     c/ptxspec_<family>.h  per variant: `ptxspec::<name>(...)` wrapping its one PTX instruction in
                           `asm volatile` (an overload without the optional operands where PTX has
                           some), and `ptxspec::frag::<name>`: the shape, and per register operand
                           its layout at that shape (elements, regs, row(t, i), col(t, i), reg(i),
-                          slot(i)); `meta` for sparse variants (the metadata map and packing)
+                          slot(i)); `meta` for sparse variants (the metadata map and packing);
+                          per scale operand its block-scale factor map (supplies, index, byte)
     c/ptxspec_variants.h  the variant table as a C array, for tools that are not C++
 
 The text of every file is a Jinja2 template (`ptxspec/templates/c/`, package data); this package
@@ -85,7 +87,7 @@ def build(spec: Spec) -> dict[str, bytes]:
     conds, guard_of = guard_table(spec)
     files = {"c/ptxspec_common.h": render(
         "ptxspec_common.h.j2", guards=sorted(conds.items()), layouts=common.layouts(spec),
-        sparsities=common.sparsities(spec), smem=common.shared_memory(spec))}
+        sparsities=common.sparsities(spec), scale_maps=common.scale_maps(spec), smem=common.shared_memory(spec))}
     families = sorted({v.family for v in spec.variants})
     for fam in families:
         files[f"c/ptxspec_{fam}.h"] = family_header(spec, fam, [v for v in spec.variants if v.family == fam], guard_of)

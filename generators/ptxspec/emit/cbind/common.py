@@ -1,4 +1,5 @@
-"""The view of ptxspec_common.h: guards, fragment layouts, sparsity maps, shared-memory formulas."""
+"""The view of ptxspec_common.h: guards, fragment layouts, sparsity maps, block-scale factor maps,
+shared-memory formulas."""
 from __future__ import annotations
 
 from ...model import Spec
@@ -36,6 +37,21 @@ def sparsities(spec: Spec) -> list[dict]:
                       f"({formula_c(sp.contributes.source)}) != 0", static=True),
                 cfunc("int", "row", tn, sp.row.names, formula_c(sp.row.source), static=True),
                 cfunc("int", "chunk", tn, sp.chunk_index.names, formula_c(sp.chunk_index.source), static=True)]})
+    return out
+
+
+def scale_maps(spec: Spec) -> list[dict]:
+    out = []
+    for sn in sorted({o.scale_map for v in spec.variants for o in v.operands if o.scale_map}):
+        sm = spec.scale_maps[sn]
+        tt = [("int", "t"), ("int", "tid")]
+        out.append({
+            "name": sn, "ident": ident(sn), "description": _words(sm.description), "matrix": sm.matrix,
+            "functions": [
+                cfunc("bool", "supplies", tt, sm.supplies.names, f"({formula_c(sm.supplies.source)}) != 0", static=True),
+                cfunc("int", "index", tt, sm.index.names, formula_c(sm.index.source), static=True),
+                cfunc("int", "byte", [("int", "bid"), ("int", "j")], sm.byte.names, formula_c(sm.byte.source),
+                      static=True)]})
     return out
 
 

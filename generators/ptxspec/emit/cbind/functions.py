@@ -67,7 +67,8 @@ def function(spec: Spec, v: Variant, guard: str) -> dict:
 def traits(spec: Spec, v: Variant) -> dict:
     """frag::<name>: the shape, and per register operand a type naming its layout at this shape
     (layout::<layout><M, N, K, bits>: elements, regs, row(t, i), col(t, i), reg(i), slot(i)); for
-    sparse variants `meta` (sparsity::<map><M, K>: contributes, row, chunk, field, metadata)."""
+    sparse variants `meta` (sparsity::<map><M, K>: contributes, row, chunk, field, metadata); per
+    scale operand its block-scale factor map (scale::<map><M, N, K, vectors>: supplies, index, byte)."""
     uses = []
     for o in v.operands:
         if o.kind != "fragment" or o.matrix not in v.fragment_layouts:
@@ -76,4 +77,7 @@ def traits(spec: Spec, v: Variant) -> dict:
         uses.append((o.name, f"layout::{ident(lay.name)}<{m}, {n}, {k}, {bits}>"))
     if v.sparsity is not None:
         uses.append(("meta", f"sparsity::{ident(v.sparsity.name)}<{v.m}, {v.k}>"))
+    for o in v.operands:
+        if o.scale_map:
+            uses.append((o.name, f"scale::{ident(o.scale_map)}<{v.m}, {v.n}, {v.k}, {o.vectors}>"))
     return {"name": name(v), "threads": v.threads, "shape": None if v.m is None else (v.m, v.n, v.k), "uses": uses}

@@ -28,6 +28,9 @@ NUMERICS_MEANS = {
     "bit-exact": "a campaign compared every output it drew with the executor, bit for bit, and all were equal",
     "mismatches": "a campaign found outputs that differ from the executor's",
     "not run": "the executor's arithmetic model, not yet measured on hardware",
+    "modelled (manual + published measurements); not run on hardware": "the executor's model rests on the "
+    "manual and on other people's published measurements of the hardware (the rule's source says whose); no "
+    "campaign here ran it",
     "no model": "no arithmetic model yet: the executor refuses it",
 }
 

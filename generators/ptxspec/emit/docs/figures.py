@@ -26,7 +26,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...fragments import FragmentLayout, FragmentMap, Sparsity
+from ...fragments import FragmentLayout, FragmentMap, ScaleMap, Sparsity
 from ...kinds import kind_of
 from ...model import SharedMemory, SwizzleMode, Variant
 from .. import svg
@@ -175,6 +175,59 @@ class FragFigure(MapFigure):
         chunk = self.chunk
         return svg.fragment(self.fm, lines=lines, attrs=self.attrs(), period=self.period,
                             chunk_header=chunk[0] if chunk else None)
+
+
+@dataclass
+class ScaleFigure(MapFigure):
+    """A block-scale factor map at one selector value: who holds each factor of scale_A / scale_B."""
+    kind: ClassVar[str] = "scale"
+    key: str
+    family: str
+    threads: int
+    smap: ScaleMap
+    vectors: int
+    byte_id: int
+    thread_id: int
+    m: int
+    n: int
+    k: int
+    where: set[tuple[str, str]] = field(default_factory=set)
+    operands: set[str] = field(default_factory=set)
+
+    @property
+    def page(self) -> str:
+        return "scale.md"
+
+    @property
+    def title(self) -> str:
+        return f"{self.smap.name}, {self.vectors}X, selector {{{self.byte_id}, {self.thread_id}}}"
+
+    @property
+    def layout_name(self) -> str:
+        return self.smap.name
+
+    @property
+    def order(self) -> tuple:
+        return self.smap.name, self.vectors, self.byte_id, self.thread_id
+
+    @property
+    def extent(self) -> int:
+        return self.m if self.smap.matrix == "a" else self.n
+
+    def _map(self) -> np.ndarray:
+        return self.smap.evaluate(self.threads, self.vectors, self.byte_id, self.thread_id, self.m, self.n, self.k)
+
+    def identity(self) -> tuple:
+        return (self.kind, self._map().tobytes(), self.smap.matrix, self.extent, self.vectors)
+
+    def attrs(self) -> dict:
+        return {"kind": "scale", "threads": self.threads, "matrix": self.smap.matrix, "extent": self.extent,
+                "vectors": self.vectors, "byte-id": self.byte_id, "thread-id": self.thread_id}
+
+    def draw(self, lines: list[str]) -> str:
+        mp = self._map()
+        return svg.scale(mp[..., 0], mp[..., 1], matrix=self.smap.matrix, extent=self.extent,
+                         vectors=self.vectors, lines=lines, attrs=self.attrs())
 
 
 @dataclass
@@ -396,6 +449,29 @@ def collect_metadata(spec, family: str, variants, figs: Figures) -> None:
                 figs.use(v, name, "metadata", f)
 
 
+def collect_scales(spec, family: str, variants, figs: Figures) -> None:
+    """One figure per scale map, scale count, shape and legal selector value; a variant's scale
+    operand uses the figure of its first selector value (the scale page shows them all)."""
+    seen: dict[tuple, list[ScaleFigure]] = {}
+    threads = spec.families[family].threads
+    for v in variants:
+        for o in v.operands:
+            if not o.scale_map:
+                continue
+            sel = next(s for s in v.operands if s.kind == "scale_selector" and s.matrix == o.matrix)
+            parts = dict(sel.parts)
+            key = (o.scale_map, o.vectors, v.m, v.n, v.k)
+            if key not in seen:
+                seen[key] = [ScaleFigure(f"scale-{o.scale_map}-{o.vectors}x-m{v.m}n{v.n}k{v.k}-sel{b}{t}", family,
+                                         threads, spec.scale_maps[o.scale_map], o.vectors, b, t, v.m, v.n, v.k)
+                             for b in parts["byte_id"] for t in parts["thread_id"]]
+                figs.other += seen[key]
+            for f in seen[key]:
+                f.where.add((v.instruction, v.group))
+                f.operands.add(o.name)
+            figs.use(v, o.name, "scale", seen[key][0])
+
+
 def collect_smem(spec, family: str, variants, figs: Figures) -> None:
     sm = spec.smem.get(family)
     if sm is None:
@@ -405,7 +481,7 @@ def collect_smem(spec, family: str, variants, figs: Figures) -> None:
     figs.descriptor.append(DescriptorFigure(f"{family}-descriptor", family, sm))
 
 
-FIGURE_KINDS = (collect_fragments, collect_metadata, collect_smem)
+FIGURE_KINDS = (collect_fragments, collect_metadata, collect_scales, collect_smem)
 
 
 def collect(spec, family: str, variants) -> Figures:

@@ -436,6 +436,20 @@ class FamilyView:
                         "selector": sorted({n for v in vs for n in selector_operands(v)})})
         return out
 
+    # -- block-scale factor page ------------------------------------------------------------
+    @cached_property
+    def scales(self) -> list[dict]:
+        """Per scale map and scale count: its figures (one per shape and selector), where used."""
+        out = []
+        figs = [f for f in self.figs.other if isinstance(f, F.ScaleFigure)]
+        for key in sorted({(f.smap.name, f.vectors) for f in figs}):
+            fs = sorted((f for f in figs if (f.smap.name, f.vectors) == key), key=lambda f: (f.k, f.order))
+            ks = sorted({f.k for f in fs})
+            out.append({"model": fs[0].smap, "vectors": key[1], "figures": [f for f in fs if f.k == ks[0]],
+                        "blocks": [(k, k // key[1]) for k in ks], "where": sorted({w for f in fs for w in f.where}),
+                        "operands": sorted({o for f in fs for o in f.operands})})
+        return out
+
     # -- shared memory page -------------------------------------------------------------------
     def swizzle_figure(self, mode) -> F.SwizzleFigure:
         return next(f for f in self.figs.swizzle if f.mode is mode)
@@ -443,8 +457,8 @@ class FamilyView:
     @cached_property
     def pages(self) -> list[str]:
         """The family's pages besides the instruction pages, in link order."""
-        return ["fragments"] + (["sparsity"] if self.has_sparsity else []) + (["smem"] if self.smem else []) + \
-            ["errata"]
+        return ["fragments"] + (["sparsity"] if self.has_sparsity else []) + (["scale"] if self.scales else []) + \
+            (["smem"] if self.smem else []) + ["errata"]
 
 
 # ---------------------------------------------------------------------------------------------
