@@ -12,6 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ptxspec.errors import Problem, SpecError
+from ptxspec.yamlsrc import PosDict
+
 if TYPE_CHECKING:  # the model imports this module
     from .model import Operand, Variant
 
@@ -139,11 +142,20 @@ class OperandKind:
         """Raise ValueError when `value` is not a legal value of the operand."""
 
 
+RANGE_LIMIT = 4096  # members of one {range: ...}: far beyond any ISA set (wgmma N has 32), far below a hang
+
+
 def int_set(value) -> list[int]:
-    """A spec int set: a list, or {range: [first, last, step]} (last included)."""
+    """A spec int set: a list, or {range: [first, last, step]} (last included, at most RANGE_LIMIT members)."""
     if isinstance(value, dict):
         first, last, step = value["range"]
-        return list(range(first, last + 1, step))
+        members = range(first, last + 1, step)
+        if len(members) > RANGE_LIMIT:
+            message = f"range [{first}, {last}, {step}] has {len(members):,} members; a spec set holds at most {RANGE_LIMIT:,}"
+            if not isinstance(value, PosDict):  # built in Python, not loaded: no position to name
+                raise ValueError(message)
+            raise SpecError([Problem(value.at("range"), message)])
+        return list(members)
     return list(value)
 
 

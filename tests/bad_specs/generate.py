@@ -970,6 +970,12 @@ case("formula_2_pow_64_in_layout",
                                    '    elements: 8\n    row: "2**64 + 16*(t//32) + (t%32)//4 + 8*((i//2)%2)"'))},
      [(LAYOUTS, "  wgmma.a.k16:", "can reach 18446744073709551616: formula values must stay within +-2**62")])
 
+case("range_of_a_quarter_billion",
+     "The upper end of wgmma's N range raised to 2**31 (fuzz seed 23, tree 373): the set was expanded "
+     "into a list before the shape bounds could refuse it, and validate died of MemoryError.",
+     {FAMILY: edit_real(FAMILY, ("all: {range: [8, 256, 8]}", "all: {range: [8, 2147483648, 8]}"))},
+     [(FAMILY, "all: {range: [8, 2147483648", "has 268,435,456 members; a spec set holds at most 4,096")])
+
 case("formula_constant_beyond_range",
      "A canonical layout's bit offset replaced by the constant 2**64: nothing evaluated it with arrays, "
      "so it validated.",
