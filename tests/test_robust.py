@@ -81,7 +81,7 @@ def test_link_to_a_regular_file_is_read(tree):
     moved = tree.parent / "fence.yaml"
     real.rename(moved)
     real.symlink_to(moved)
-    assert len(ptxspec.load(tree).instructions) == 12
+    assert sorted(ptxspec.load(tree).instructions) == sorted(ptxspec.load(SPEC).instructions)
 
 
 def test_unreadable_file_is_a_located_error(tree, monkeypatch):
@@ -237,7 +237,7 @@ def test_database_api_checks_the_layout_version(damaged):
     ("{% for i in range(10**9) %}{% endfor %}", "range of 1000000000 items is beyond the sandbox's limit"),
     ("{{ spec.variants.clear() }}", "unsafe"),
     ("{{ types.pop('f16') }}", "unsafe"),
-    ("{{ spec.variants[0].fragment_map('d').row.fill(0) }}", "unsafe"),
+    ("{{ spec.variant('mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32').fragment_map('d').row.fill(0) }}", "unsafe"),
     ("{{ 'x' * 10**10 }}", "beyond the sandbox's limit"),
     ("{{ 10 ** 100000 }}", "beyond the sandbox's limits"),
     ("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "recursion limit"),
@@ -257,15 +257,16 @@ def test_render_runs_templates_in_a_sandbox(tmp_path, body, needle):
 def test_render_leaves_the_model_as_it_was(tmp_path):
     from ptxspec.render import RenderError, render
     spec = ptxspec.load()
-    count, fragment = len(spec.variants), spec.variants[0].fragment("d").copy()
-    for body in ("{{ spec.variants.clear() }}", "{{ spec.variants[0].fragment_map('d').row.fill(0) }}",
+    mma = spec.variant("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
+    count, fragment = len(spec.variants), mma.fragment("d").copy()
+    for body in ("{{ spec.variants.clear() }}", "{{ spec.variant('mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32').fragment_map('d').row.fill(0) }}",
                  "{{ types.clear() }}"):
         template = tmp_path / "t.j2"
         template.write_text(body)
         with pytest.raises(RenderError, match="unsafe"):
             render(spec, template)
     assert len(spec.variants) == count and len(spec.types) > 10
-    assert (spec.variants[0].fragment("d") == fragment).all()
+    assert (mma.fragment("d") == fragment).all()
 
 
 def test_render_of_a_non_utf8_template_is_located(tmp_path):
