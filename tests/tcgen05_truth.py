@@ -255,3 +255,44 @@ KIND_TYPES = {
     "mxf4": {"dtype": ("f32",), "ab": ("e2m1",), "scale": ("ue8m0",)},
     "mxf4nvf4": {"dtype": ("f32",), "ab": ("e2m1",), "scale": ("ue8m0", "ue4m3")},
 }
+
+# ----------------------------------------------------------------------------------------------
+# The shared-memory matrix descriptor of tcgen05 (PTX ISA 9.7.16.4.1, its field table).
+# (field, first bit, width, content); "fixed" fields hold the given value.
+SMEM_DESC_TABLE = [
+    ("start_address", 0, 14, "(address & 0x3FFFF) >> 4"),
+    ("leading_byte_offset", 16, 14, "(LBO & 0x3FFFF) >> 4"),
+    ("stride_byte_offset", 32, 14, "(SBO & 0x3FFFF) >> 4"),
+    ("fixed", 46, 3, 0b001),
+    ("base_offset", 49, 3, "0-7"),
+    ("lbo_mode", 52, 1, "0 relative, 1 absolute"),
+    ("fixed", 53, 8, 0),
+    ("swizzle", 61, 3, "mode code"),
+]
+SMEM_SWIZZLE_CODES = {"none": 0, "128B_base32B": 1, "128B": 2, "64B": 4, "32B": 6}  # 3, 5, 7 invalid
+# CuTe's swizzle functor per mode, Swizzle<B, M, S>: bits [M, M+B) XOR bits [M+S, M+S+B)
+# (include/cute/atom/mma_traits_sm100.hpp: layout_type(); 128B_base32B is Swizzle<2,5,2>).
+SMEM_CUTE_SWIZZLE = {"none": (0, 4, 3), "32B": (1, 4, 3), "64B": (2, 4, 3), "128B": (3, 4, 3),
+                     "128B_base32B": (2, 5, 2)}
+
+# Descriptors CUTLASS builds (UMMA::make_umma_desc in include/cute/atom/mma_traits_sm100.hpp:
+# version 1, lbo_mode 0, base offset 0, start >> 4; LBO/SBO from the strides of the canonical
+# layout in 16-byte units), worked out by hand for tile_to_shape(<atom>, <shape>) at a start
+# address: (configuration, start, LBO bytes, SBO bytes, swizzle, 64-bit value).
+CUTLASS_SMEM_DESCS = [
+    # K-major SW128, bf16, 128 x 64: atoms of 8 rows x 128 B stacked along M every 1024 B; CuTe
+    # writes LBO 1 (16 B) for swizzled K-major, SBO 64 units.
+    ("Layout_K_SW128_Atom<bfloat16_t> to (128, 64) at 0x400", 0x400, 16, 1024, "128B", 0x4000404000010040),
+    # K-major interleaved, half, 64 x 16: core matrices of 8 rows x 16 B; 8 of them along M
+    # (SBO 128 B), the second K half 1024 B on (LBO).
+    ("Layout_K_INTER_Atom<half_t> to (64, 16) at 0x2000", 0x2000, 1024, 128, "none", 0x0000400800400200),
+    # MN-major SW128, bf16, 128 (MN) x 64 (K): two 1024-B atoms along MN (LBO 1024 B), then K
+    # groups of 8 rows every 2048 B (SBO).
+    ("Layout_MN_SW128_Atom<bfloat16_t> to (128, 64) at 0x1000", 0x1000, 1024, 2048, "128B", 0x4000408000400100),
+    # MN-major SW128_32B, tf32, 64 (MN) x 8 (K): atoms of 4 rows x 128 B; two along MN (LBO
+    # 512 B), two along K (SBO 1024 B).
+    ("Layout_MN_SW128_32B_Atom<tfloat32_t> to (64, 8) at 0x800", 0x800, 512, 1024, "128B_base32B", 0x2000404000200080),
+]
+# The same MN-major SW128_32B tile as CuTe lays it out, in 16-byte units: ((8,2),(4,2)):((1,32),(8,64))
+# over (MN / 4 tf32 per unit, K); the byte of tf32 element (mn, k) is 16 * unit + 4 * (mn % 4).
+CUTE_MN_SW128_32B_TF32 = (((8, 2), (4, 2)), ((1, 32), (8, 64)))

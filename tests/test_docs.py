@@ -259,7 +259,7 @@ def _params(text: str) -> tuple:
 def _as_drawn_for(root, cells: set, params: tuple) -> set:
     """The elements a figure states for one instance: its cells, each element once per replica
     (the cells show the last copy; copy j is register r + replica-regs * j), tiled along N by the
-    repeat rule where the figure states one."""
+    repeat rule where the figure states one (repeat-cols columns per repeat-n of N, default one per N)."""
     a = _attrs(root)
     if "replicas" in a:
         n, dr = int(a["replicas"]), int(a["replica-regs"])
@@ -269,7 +269,7 @@ def _as_drawn_for(root, cells: set, params: tuple) -> set:
         base = {c for c in cells if c[4] < p}
         tile = lambda n: {(t, reg + dr * j, s, r, c + p * j) for t, reg, s, r, c in base for j in range(n // p)}
         assert tile(int(a["cols"])) == cells, "the drawn columns do not follow the stated rule"
-        return tile(dict(params)["N"])
+        return tile(dict(params)["N"] * p // int(a.get("repeat-n", p)))  # repeat-n: N per repeat, if not p
     return cells
 
 
@@ -321,23 +321,24 @@ def test_each_drawing_is_one_file(built):
 
 
 def test_swizzle_figures_agree_with_swizzle_modes(db, figures):
-    modes = {(fam, name): (code, width, b, repeat) for fam, name, code, width, b, repeat in
-             db.execute("SELECT family, name, code, width, b, repeat FROM swizzle_modes")}
+    modes = {(fam, name): (code, width, b, repeat, moved) for fam, name, code, width, b, repeat, moved in
+             db.execute("SELECT family, name, code, width, b, repeat, unit FROM swizzle_modes")}
     seen = set()
     for path, root in figures.items():
         a = _attrs(root)
         if a["kind"] != "swizzle":
             continue
-        code, width, b, repeat = modes[(a["family"], a["mode"])]
+        code, width, b, repeat, moved = modes[(a["family"], a["mode"])]
         assert (int(a["code"]), int(a["width"]), int(a["b"]), int(a["repeat"])) == (code, width, b, repeat)
         cells = {}
         for c, texts, _ in _cells(root):
             cells[(int(c["row"]), int(c["unit"]))] = int(re.fullmatch(r"u(\d+)", texts[0])[1])
         assert len(cells) == repeat // 16
         for (row, unit), logical in cells.items():
-            # Swizzle<B,4,3>: the 16-byte unit (address bits 4..) is XORed with address bits 7..
+            # Swizzle<B,4,3>: the 16-byte unit (address bits 4..) is XORed with address bits 7..;
+            # with 32-byte units (tcgen05's 128B_base32B) Swizzle<B,5,2>: address bits 5.. instead
             addr = row * width + 16 * logical
-            swz = addr ^ (((addr >> 7) & ((1 << b) - 1)) << 4)
+            swz = addr ^ (((addr >> 7) & ((1 << b) - 1)) * moved)
             assert (swz // width, swz % width // 16) == (row, unit), f"{path}: row {row} unit {unit}"
         seen.add((a["family"], a["mode"]))
     assert seen == set(modes)

@@ -1,5 +1,5 @@
 """generated/json/<family>.json states shared requirements, operands and signatures once: putting
-them back into each variant gives every variant's full record, in the record's key order."""
+them back into each variant (and each option value) gives every variant's full record, in the record's key order."""
 import json
 from pathlib import Path
 
@@ -15,6 +15,9 @@ def expand(doc: dict, record: dict) -> dict:
             sig = doc["signatures"][value]
             out["regs"] = sig["regs"]
             out["operands"] = [doc["operands"][i] for i in sig["operands"]]
+        elif key == "options":  # each option value names its requirement too
+            out[key] = {axis: [{"value": o["value"], "requires": doc["requirements"][o["requirement"]]["requires"]}
+                               for o in values] for axis, values in value.items()}
         else:
             out[key] = value
     return out
@@ -36,4 +39,6 @@ def test_every_record_comes_back(spec):
             texts = [json.dumps(x, sort_keys=True) for x in doc[part]]
             assert len(set(texts)) == len(texts), (family, part)
         assert {r["signature"] for r in doc["variants"]} == set(range(len(doc["signatures"])))
-        assert {r["requirement"] for r in doc["variants"]} == set(range(len(doc["requirements"])))
+        used = {r["requirement"] for r in doc["variants"]}
+        used |= {o["requirement"] for r in doc["variants"] for vals in r.get("options", {}).values() for o in vals}
+        assert used == set(range(len(doc["requirements"])))

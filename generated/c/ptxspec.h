@@ -4,5 +4,6 @@
 #include "ptxspec_common.h"
 #include "ptxspec_ldmatrix.h"
 #include "ptxspec_mma.h"
+#include "ptxspec_tcgen05.h"
 #include "ptxspec_wgmma.h"
 #include "ptxspec_wmma.h"

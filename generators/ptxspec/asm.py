@@ -9,7 +9,7 @@ from .kinds import kind_of
 from .model import Operand, Variant
 
 # Register pools per PTX register type: (prefix, count declared).
-POOLS = {"f32": "f", "b32": "r", "s32": "s", "u32": "u", "f64": "fd", "b64": "rd", "pred": "p"}
+POOLS = {"f32": "f", "b32": "r", "s32": "s", "u32": "u", "f64": "fd", "b64": "rd", "b16": "h", "pred": "p"}
 POOL_SIZE = 300
 
 

@@ -267,7 +267,7 @@ def _swizzle_problem(swizzle, mode, offsets) -> str | None:
     a = np.arange(blocks * mode.repeat, dtype=np.int64)
     for o in offsets:
         try:
-            out = np.broadcast_to(np.asarray(swizzle(a=a, b=mode.b, o=o), dtype=np.int64), a.shape)
+            out = np.broadcast_to(np.asarray(swizzle(a=a, b=mode.b, o=o, u=mode.unit), dtype=np.int64), a.shape)
         except ExprError as exc:
             return str(exc)
         for j in range(blocks):

@@ -78,6 +78,24 @@ class Clause:
     until: Version | None = None  # first PTX version that no longer accepts it (None: still valid)
 
 
+def simplified(clauses: tuple) -> tuple:
+    """The clauses without the targets an earlier-or-equal clause already grants for as long (a
+    clause left with no target goes), and one clause per (ptx, until)."""
+    def lasts(d, c):
+        return d.until is None or (c.until is not None and d.until >= c.until)
+    order = sorted(range(len(clauses)), key=lambda i: (clauses[i].ptx, i))
+    out = []
+    for pos, i in enumerate(order):
+        c = clauses[i]
+        covered = frozenset().union(*(clauses[j].targets for j in order[:pos] if lasts(clauses[j], c)))
+        if c.targets - covered:
+            out.append((i, Clause(c.ptx, c.targets - covered, c.until)))
+    merged: dict[tuple, frozenset] = {}  # clauses from the same version to the same end become one
+    for _, c in sorted(out, key=lambda x: x[0]):
+        merged[(c.ptx, c.until)] = merged.get((c.ptx, c.until), frozenset()) | c.targets
+    return tuple(Clause(ptx, targets, until) for (ptx, until), targets in merged.items())
+
+
 @dataclass(frozen=True)
 class Requirement:
     """Valid on target T at PTX version V iff some clause has T in its targets, V >= its ptx,
@@ -115,10 +133,21 @@ class Requirement:
         return min(c.ptx for c in self.clauses)
 
     def refined(self, ptx: Version | None, targets: frozenset[str] | None) -> "Requirement":
-        return Requirement(tuple(
-            Clause(max(c.ptx, ptx) if ptx else c.ptx, c.targets & targets if targets is not None else c.targets,
-                   c.until)
-            for c in self.clauses))
+        """Each clause from `ptx` on and on `targets` only; a clause left with no target goes."""
+        clauses = (Clause(max(c.ptx, ptx) if ptx else c.ptx, c.targets & targets if targets is not None else c.targets,
+                          c.until) for c in self.clauses)
+        return Requirement(simplified(tuple(clauses)))
+
+    def intersect(self, other: "Requirement") -> "Requirement":
+        """Valid where both are: one clause per pair of clauses that share a target."""
+        out = []
+        for a in self.clauses:
+            for b in other.clauses:
+                targets = a.targets & b.targets
+                if targets:
+                    ends = [u for u in (a.until, b.until) if u is not None]
+                    out.append(Clause(max(a.ptx, b.ptx), targets, min(ends) if ends else None))
+        return Requirement(simplified(tuple(out)))
 
     def as_data(self, order) -> list[dict]:
         return [{"ptx": str(c.ptx), "targets": sorted(c.targets, key=order),

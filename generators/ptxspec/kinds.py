@@ -20,7 +20,8 @@ if TYPE_CHECKING:  # the model imports this module
 
 # PTX register type -> (inline-asm constraint letter, C type of one register)
 C_REGISTER = {"f32": ("f", "float"), "f64": ("d", "double"), "b32": ("r", "uint32_t"), "s32": ("r", "int32_t"),
-              "u32": ("r", "uint32_t"), "b64": ("l", "uint64_t"), "u64": ("l", "uint64_t"), "s64": ("l", "int64_t")}
+              "u32": ("r", "uint32_t"), "b64": ("l", "uint64_t"), "u64": ("l", "uint64_t"), "s64": ("l", "int64_t"),
+              "b16": ("h", "uint16_t")}
 SHARED_SPACES = ("shared", "shared::cta")
 
 
@@ -340,7 +341,8 @@ class Immediate(OperandKind):
         st.pieces.append(("one", st.inp("n", pname)))
 
     def c_doc(self, o, v):
-        vals = ", ".join(map(str, o.values)) if o.values is not None else f">= {o.min_value}"
+        vals = (", ".join(map(str, o.values)) if o.values is not None
+                else f">= {o.min_value}" if o.min_value is not None else "any value")
         return f"{o.name}: template parameter {camel(o.name)} ({vals})"
 
     def check(self, v, o, value):
@@ -397,10 +399,146 @@ class ScaleSelector(OperandKind):
                 raise ValueError(f"{v.id}: {o.name}.{part} = {x} is not one of {list(legal)}")
 
 
+class TmemAddress(OperandKind):
+    """[taddr]: a 32-bit register holding a tensor-memory address (lane << 16 | column)."""
+    name = "tmem_address"
+    scalar = True
+
+    def ptx(self, o, counters, immediates, pools):
+        return f"[{_register_names(o, counters, pools)[0]}]"
+
+    def bind_c(self, o, v, st):
+        st.params.append(f"uint32_t {o.name}")
+        st.pieces.append(("addr", st.inp("r", o.name)))
+        st.memory = True
+
+    def c_doc(self, o, v):
+        what = f" of {o.matrix.upper()}" if o.matrix else ""
+        return f"{o.name}: [{o.name}], tensor-memory address{what} (lane << 16 | column)"
+
+    def check(self, v, o, value):
+        value = int(value)
+        if not 0 <= value < 1 << 32:
+            raise ValueError(f"{v.id}: {o.name} = {value} is not a 32-bit tensor-memory address")
+
+
+class TmemRegister(TmemAddress):
+    """A 32-bit register holding a tensor-memory address, written bare (tcgen05.dealloc)."""
+    name = "tmem_register"
+
+    def ptx(self, o, counters, immediates, pools):
+        return _register_names(o, counters, pools)[0]
+
+    def bind_c(self, o, v, st):
+        st.params.append(f"uint32_t {o.name}")
+        st.pieces.append(("one", st.inp("r", o.name)))
+        st.memory = True
+
+    def c_doc(self, o, v):
+        return f"{o.name}: tensor-memory address (lane << 16 | column) returned by the allocation"
+
+
+class InstructionDescriptor(OperandKind):
+    """The 32-bit instruction descriptor of an MMA whose shapes and types are runtime data: a
+    register (ptxas takes any 32-bit immediate too, and never looks at its value)."""
+    name = "idesc"
+    scalar = True
+
+    def c_doc(self, o, v):
+        return f"{o.name}: 32-bit instruction descriptor (ptxspec::idesc_{v.family}: M, N, types, sparsity)"
+
+
+class LaneMask(OperandKind):
+    """A vector of 32-bit registers, one bit per tensor-memory lane (disable-output-lane: a set bit
+    keeps that lane of D unchanged); its length is stated in the signature (`regs`)."""
+    name = "lane_mask"
+
+    def resolve(self, o, ctx):
+        return Resolved(int(o.get("regs", 1)), "b32")
+
+    def ptx(self, o, counters, immediates, pools):
+        return "{" + ", ".join(_register_names(o, counters, pools)) + "}"
+
+    def bind_c(self, o, v, st):
+        st.params.append(f"const uint32_t (&{o.name})[{o.regs}]")
+        st.pieces.append(("list", [st.inp("r", f"{o.name}[{r}]") for r in range(o.regs)]))
+
+    def c_doc(self, o, v):
+        return f"{o.name}: {o.regs} x .b32, one bit per tensor-memory lane (bit l of register l / 32)"
+
+    def executor_default(self, o):
+        return 0 if o.default is None else o.default
+
+
+class ColumnMask(OperandKind):
+    """A 64-bit register with a zero-column mask descriptor (which columns of B read as zero)."""
+    name = "column_mask"
+    scalar = True
+
+    def resolve(self, o, ctx):
+        return Resolved(1, "b64")
+
+    def c_doc(self, o, v):
+        return f"{o.name}: 64-bit zero-column mask descriptor"
+
+
+class CtaMask(OperandKind):
+    """A 16-bit register with one bit per CTA of the cluster (%cluster_ctarank)."""
+    name = "cta_mask"
+    scalar = True
+
+    def resolve(self, o, ctx):
+        return Resolved(1, f"b{int(o.get('bits', 16))}")
+
+    def c_doc(self, o, v):
+        return f"{o.name}: {o.reg_type[1:]}-bit mask of destination CTAs in the cluster"
+
+
+class ColumnCount(OperandKind):
+    """A 32-bit register with a number of tensor-memory columns (legal values in the signature)."""
+    name = "column_count"
+    scalar = True
+
+    def resolve(self, o, ctx):
+        legal = o.get("values")
+        return Resolved(1, "b32", values=None if legal is None else tuple(int_set(legal)))
+
+    def ptx(self, o, counters, immediates, pools):
+        """The register, or the constant `immediates` gives (PTX takes either)."""
+        if o.name in immediates:
+            return str(immediates[o.name])
+        return super().ptx(o, counters, immediates, pools)
+
+    def c_doc(self, o, v):
+        vals = "" if o.values is None else f" ({', '.join(map(str, o.values))})"
+        return f"{o.name}: number of tensor-memory columns{vals}"
+
+    def check(self, v, o, value):
+        if o.values is not None and int(value) not in o.values:
+            raise ValueError(f"{v.id}: {o.name} = {value} is not one of {list(o.values)}")
+
+
+class Reduction(OperandKind):
+    """A 32-bit register receiving a reduction of the values the instruction moved."""
+    name = "reduction"
+
+    def bind_c(self, o, v, st):
+        letter, ctype = c_register(o, v)
+        st.params.append(f"{ctype}& {o.name}")
+        st.pieces.append(("one", st.out("=" + letter, o.name)))
+
+    def c_doc(self, o, v):
+        return f"{o.name} (out): the reduction over each thread's loaded values"
+
+    def executor_default(self, o):
+        return 0  # a result needs no input
+
+
 #: Every kind, by the name the spec's signatures use.
 KINDS: dict[str, OperandKind] = {k.name: k for k in (
     Fragment(), Descriptor(), Metadata(), Selector(), Predicate(), Immediate(), Scale(), ScaleSelector(),
-    Address(), Stride())}
+    Address(), Stride(), TmemAddress(), InstructionDescriptor(), LaneMask(), ColumnMask(), CtaMask(), ColumnCount(),
+    Reduction(), TmemRegister())}
 
 
 def kind_of(o: "Operand") -> OperandKind:

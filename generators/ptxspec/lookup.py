@@ -40,12 +40,16 @@ def normalize(ref: str) -> str:
 class Catalog:
     """The variants' ids, spellings and forms, indexed for lookup."""
 
-    def __init__(self, entries, type_names, instruction_names):
+    def __init__(self, entries, type_names, instruction_names, options=()):
         self.by_id: dict[str, tuple[str, str]] = {}  # id -> (ptx, form)
         self.by_ptx: dict[str, list[tuple[str, str]]] = defaultdict(list)  # ptx -> [(id, form)]
         for vid, ptx, form in entries:
             self.by_id[vid] = (ptx, form)
             self.by_ptx[ptx].append((vid, form))
+        self.options: dict[str, set[str]] = defaultdict(set)  # id -> the option qualifiers it may add
+        for vid, value in options:
+            self.options[vid].add(value)
+        self.option_tokens = frozenset().union(*self.options.values())
         self.types = frozenset(type_names)
         self.name_tokens = frozenset(t for name in instruction_names for t in name.split(".")[1:])
         self._keys: dict | None = None
@@ -59,6 +63,9 @@ class Catalog:
         if token in OPERATION_TOKENS:
             return "operation"
         if token in self.name_tokens and token != "sp":  # .sp (and .sp::ordered_metadata) moves freely
+            return "name"
+        base = token.split("::")[0]
+        if base != token and base in self.name_tokens and base != "sp":  # wait::ld of tcgen05.wait
             return "name"
         return ""
 
@@ -99,8 +106,27 @@ class Catalog:
 
     def resolve(self, ref: str, form: str | None = None) -> str:
         """The variant id of an id, or of an opcode in any qualifier order ptxas accepts (plus the
-        form, where the opcode has several). LookupFailed says what is wrong, in one line."""
+        form, where the opcode has several), options included (the variant of an opcode with
+        option qualifiers is the one without them). LookupFailed says what is wrong, in one line."""
         ref = normalize(ref)
+        root, *rest = ref.split(".")
+        chosen = [t for t in rest if t in self.option_tokens]
+        if chosen and ref not in self.by_id:
+            try:  # a token can be an option of one variant and part of another's opcode (.b2)
+                return self._resolve(ref, form)
+            except LookupFailed:
+                pass
+            base = ".".join([root, *(t for t in rest if t not in self.option_tokens)])
+            vid = self._resolve(base, form)
+            refused = [t for t in chosen if t not in self.options[vid]]
+            if refused or len(set(chosen)) < len(chosen):
+                why = f"takes no option {', '.join('.' + t for t in refused)}" if refused else "repeats an option"
+                raise LookupFailed(f"{vid} {why} (its options: "
+                                   f"{', '.join('.' + t for t in sorted(self.options[vid])) or 'none'})")
+            return vid
+        return self._resolve(ref, form)
+
+    def _resolve(self, ref: str, form: str | None) -> str:
         if ref in self.by_id and (form is None or self.by_id[ref][1] == form):
             return ref
         if ref in self.by_id and self.by_id[ref][0] != ref:  # an id with its form: it names one already

@@ -128,6 +128,9 @@ class Variant:
     batch: int = 1  # independent products per instruction (mma.m8n8k4 .f16: one per quad-pair), stacked
     ptxas_only: str = ""  # erratum id: ptxas accepts the variant, the manual does not define it
     hardware_note: str = ""  # why an H100 cannot show this variant's maps although sm_90a accepts it
+    #: option axis -> the values the variant accepts, each with its requirement (see `opcodes`)
+    options: dict[str, tuple[tuple[str, Requirement], ...]] = field(default_factory=dict, repr=False)
+    option_template: str = ""  # the opcode with the option axes' placeholders still to fill
     #: field group -> the YAML nodes that determined it, most specific first (`resolve.Origin`):
     #: opcode, shape, types, qualifiers, requirement, operands, fragment.<matrix>, sparsity
     sources: dict[str, tuple] = field(default_factory=dict, repr=False, compare=False)
@@ -175,6 +178,32 @@ class Variant:
     @property
     def selectors(self) -> tuple[int, ...]:
         return self.sparsity.selectors if self.sparsity else ()
+
+    def opcode(self, **options: str) -> str:
+        """The opcode with the given option values (the option axes' qualifiers; '' leaves one out)."""
+        if not options:
+            return self.ptx
+        for axis, value in options.items():
+            if axis not in self.options or value not in dict(self.options[axis]):
+                legal = ", ".join(repr(v) for v, _ in self.options.get(axis, ())) or "none"
+                raise KeyError(f"{self.id}: option {axis}={value!r} is not accepted (values: {legal})")
+        from .resolve.instructions import fill_template
+        return fill_template(self.option_template, options)
+
+    def opcodes(self) -> list[tuple[str, dict[str, str], Requirement]]:
+        """Every opcode of the variant: (ptx, option values, requirement) for each combination of
+        its option values, the base opcode (every option left out) first."""
+        import itertools
+        axes = list(self.options)
+        out = []
+        for combo in itertools.product(*(self.options[a] for a in axes)):
+            req = self.requirement
+            for _, r in combo:
+                req = req.intersect(r)
+            if req.clauses:
+                chosen = {a: v for a, (v, _) in zip(axes, combo)}
+                out.append((self.opcode(**chosen) if axes else self.ptx, chosen, req))
+        return out
 
     def operand(self, name: str) -> Operand:
         for o in self.operands:
@@ -227,7 +256,7 @@ class Variant:
         for o in self.operands:
             if o.element_type and (o.name == operand or o.matrix == operand):
                 return o.element_type
-        return {"a": self.atype, "b": self.btype, "c": self.ctype, "d": self.dtype}[operand]
+        return getattr(self, self.spec.families[self.family].matrices[operand].type_field)
 
     def pack(self, operand: str, matrix) -> np.ndarray:
         """A matrix of the operand's element values (numpy or ml_dtypes), or of raw codes in an unsigned
@@ -281,6 +310,8 @@ class Variant:
             "selectors": list(self.selectors),
             "metadata_nibbles": list(self.metadata_nibbles),
             "batch": self.batch, "ptxas_only": self.ptxas_only, "hardware": self.hardware,
+            **({"options": {axis: [{"value": value, "requires": req.as_data(order)} for value, req in values]
+                            for axis, values in self.options.items()}} if self.options else {}),
         }
 
 
@@ -304,6 +335,7 @@ class Axis:
     name: str
     description: str
     values: tuple[str, ...]  # bare, as opcode templates write them; '' is the qualifier left out
+    option: bool = False  # an option axis: listed per variant with its requirements, not a variant per value
 
 
 @dataclass(frozen=True)
@@ -313,6 +345,7 @@ class MatrixDims:
     description: str
     rows: Any  # Formula
     cols: Any
+    type_field: str = ""  # the variant field with its element type (atype, btype, ctype, dtype)
 
     def size(self, m: int, n: int, k: int, batch: int = 1, sparse: bool = False) -> tuple[int, int]:
         env = dict(M=m, N=n, K=k, batch=batch, sparse=int(sparse))
@@ -341,6 +374,13 @@ class SwizzleMode:
     b: int
     repeat: int
     description: str
+    unit: int = 16  # bytes the swizzle moves as one (u of the swizzle formula): 32 for 128B_base32B
+    majors: tuple[str, ...] = ("K", "MN")  # the operand majors it may describe (128B_base32B: MN only)
+
+    @property
+    def rows(self) -> int:
+        """Rows of one swizzle atom (R of the canonical layouts): 8, or 4 for 128B_base32B."""
+        return self.repeat // self.width
 
 
 @dataclass
@@ -351,6 +391,74 @@ class SharedMemory:
     swizzle_modes: list[SwizzleMode]
     swizzle: Formula
     canonical_layouts: list[dict]
+
+
+@dataclass(frozen=True)
+class DescriptorField:
+    """One bit field of a descriptor layout: a number (`encode` over x, `legal` inputs per selector
+    value), a named value (`codes` per selector value), or a reserved constant."""
+    name: str
+    lsb: int
+    width: int
+    description: str
+    encode: Formula | None = None  # over x, for a number field
+    legal: dict = field(default_factory=dict)  # selector value ('' = any other) -> allowed inputs
+    codes: dict = field(default_factory=dict)  # selector value ('' = any) -> {value name: code}
+    reserved: int | None = None
+
+    @property
+    def what(self) -> str:
+        return "reserved" if self.reserved is not None else "codes" if self.codes else "number"
+
+    def legal_for(self, selector: str) -> tuple[int, ...] | None:
+        return self.legal.get(selector, self.legal.get(""))
+
+    def codes_for(self, selector: str) -> dict[str, int]:
+        return self.codes.get(selector, self.codes.get("", {}))
+
+
+@dataclass(frozen=True)
+class DescriptorLayout:
+    name: str
+    manual: str
+    selectors: tuple[str, ...]  # the selector values (kinds) that use it
+    fields: tuple[DescriptorField, ...]
+
+
+@dataclass(frozen=True)
+class DescriptorShape:
+    """Table 39: the M and N a descriptor may give for some selector values, CTA group and .ws."""
+    selectors: tuple[str, ...]
+    cta_group: str
+    ws: bool
+    m: tuple[int, ...]
+    n: tuple[int, ...]
+    m_sparse: tuple[int, ...] | None = None
+    n_sparse: tuple[int, ...] | None = None
+
+
+@dataclass
+class BitDescriptor:
+    """A run-time descriptor operand as data (spec/descriptors/): tcgen05.mma's idesc."""
+    family: str
+    name: str
+    operand_kind: str
+    manual: str
+    bits: int
+    description: str
+    selector: str  # the qualifier axis that picks the layout
+    layouts: list[DescriptorLayout]
+    shapes: list[DescriptorShape]
+    k: dict[str, int]
+    pos: Pos | None = None
+
+    def layout(self, selector: str) -> DescriptorLayout:
+        for lay in self.layouts:
+            if selector in lay.selectors:
+                return lay
+        known = sorted(s for lay in self.layouts for s in lay.selectors)
+        raise KeyError(f"{self.family} {self.name}: no layout for {self.selector} {selector!r} "
+                       f"(the manual's tables give {', '.join(known)})")
 
 
 @dataclass(frozen=True)
@@ -382,7 +490,8 @@ class Spec:
     def __init__(self, *, ptx_versions: list[Version], ptxas_versions: set[Version], targets: dict[str, Target],
                  types: dict[str, "ElementType"], families: dict[str, "Family"], layouts: dict[str, FragmentLayout],
                  sparsities: dict[str, Sparsity], smem: dict[str, "SharedMemory"], digest: str,
-                 scale_maps: dict[str, ScaleMap] | None = None):
+                 scale_maps: dict[str, ScaleMap] | None = None,
+                 descriptors: dict[tuple[str, str], "BitDescriptor"] | None = None):
         self.ptx_versions = ptx_versions
         self.ptxas_versions = ptxas_versions
         self.targets = targets
@@ -392,6 +501,7 @@ class Spec:
         self.sparsities = sparsities
         self.scale_maps = scale_maps or {}  # block-scale factor maps (spec/layouts `scale_maps`)
         self.smem = smem
+        self.descriptors = descriptors or {}  # (family, name) -> BitDescriptor
         self.digest = digest  # SHA-256 of the spec tree it was built from
         self.evidence = EvidenceIndex([])  # the hardware campaigns (evidence/), joined by variant id
         self.instructions: dict[str, Instruction] = {}  # filled by the resolver, with the variants
@@ -409,7 +519,8 @@ class Spec:
         out: dict[str, Axis] = {}
         for name in sorted(self.families):
             for a in self.families[name].axes.values():
-                out.setdefault(a.name, a)
+                if not a.option:  # option axes are not variant fields (see Variant.options)
+                    out.setdefault(a.name, a)
         return out
 
     def target_order(self, name: str):
@@ -442,7 +553,9 @@ class Spec:
     @cached_property
     def catalog(self):
         from .lookup import Catalog
-        return Catalog(((v.id, v.ptx, v.form) for v in self.variants), self.types, self.instructions)
+        return Catalog(((v.id, v.ptx, v.form) for v in self.variants), self.types, self.instructions,
+                       ((v.id, value) for v in self.variants for vals in v.options.values() for value, _ in vals
+                        if value))
 
     def query(self, *filters: str, family=None, target=None, ptx=None, **fields) -> list[Variant]:
         """Variants as `ptxspec query` finds them (the same SQL, errors and did-you-mean): filters

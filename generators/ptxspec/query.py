@@ -42,6 +42,14 @@ def _close(word: str, choices) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+def _options(db) -> list:
+    """(variant id, option value) of every option qualifier; none in a database from before options."""
+    try:
+        return db.execute("SELECT variant_id, value FROM variant_options", plain=True)
+    except QueryError:
+        return []
+
+
 class LoaderQueries:
     """The queries on the movement tables (fragment_loaders), which Database answers too."""
 
@@ -260,7 +268,7 @@ class Database(LoaderQueries):
         if self._catalog is None:
             self._catalog = Catalog(self.execute("SELECT id, ptx, form FROM variants", plain=True),
                                     [r[0] for r in self.execute("SELECT name FROM types")],
-                                    [r[0] for r in self.execute("SELECT name FROM instructions")])
+                                    [r[0] for r in self.execute("SELECT name FROM instructions")], _options(self))
         try:
             return self._catalog.resolve(ref, form)
         except LookupFailed as exc:

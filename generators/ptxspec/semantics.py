@@ -46,6 +46,40 @@ def _transpose(ops, sparse: bool) -> list[str]:
     return missing + ([] if _has(ops, ("fragment",), io=("out",)) else ["the result fragment (io out)"])
 
 
+def _tmem_mma(ops, sparse: bool) -> list[str]:
+    missing = []
+    if not _has(ops, ("tmem_address",), "d", ("inout", "out")):
+        missing.append("D in tensor memory (a tmem_address of matrix d, io inout)")
+    if not _has(ops, ("descriptor", "tmem_address"), "a", ("in",)):
+        missing.append("A (a descriptor or a tmem_address of matrix a)")
+    if not _has(ops, ("descriptor",), "b", ("in",)):
+        missing.append("B (a descriptor of matrix b)")
+    if not _has(ops, ("idesc",)):
+        missing.append("the instruction descriptor (an idesc operand)")
+    if sparse and not _has(ops, ("tmem_address",), "meta"):
+        missing.append("the sparsity metadata in tensor memory (a tmem_address of matrix meta)")
+    return missing
+
+
+def _tmem_load(ops, sparse: bool) -> list[str]:
+    missing = [] if _has(ops, ("fragment",), io=("out",)) else ["the loaded fragment (io out)"]
+    return missing + ([] if _has(ops, ("tmem_address",)) else ["the tensor-memory address"])
+
+
+def _tmem_store(ops, sparse: bool) -> list[str]:
+    missing = [] if _has(ops, ("fragment",), io=("in",)) else ["the stored fragment (io in)"]
+    return missing + ([] if _has(ops, ("tmem_address",)) else ["the tensor-memory address"])
+
+
+def _tmem_copy(ops, sparse: bool) -> list[str]:
+    missing = [] if _has(ops, ("tmem_address",)) else ["the tensor-memory address"]
+    return missing + ([] if _has(ops, ("descriptor",)) else ["the shared-memory source descriptor"])
+
+
+def _tmem_only(ops, sparse: bool) -> list[str]:
+    return [] if not _has(ops, ("fragment",)) else ["no fragment operands"]
+
+
 def _sync(ops, sparse: bool) -> list[str]:
     return ["no fragment operands (a synchronisation moves no data)"] if _has(ops, ("fragment",)) else []
 
@@ -67,4 +101,11 @@ SEMANTICS: dict[str, Semantics] = {s.name: s for s in (
     Semantics("store_matrix", "a register fragment stored as rows at per-lane addresses", _store),
     Semantics("transpose", "a register fragment of a matrix becomes the fragment of its transpose", _transpose),
     Semantics("sync", "ordering and completion only: no operand data", _sync),
+    Semantics("tmem_mma", "D = A*B + D with D (and optionally A, scale factors, metadata) in tensor memory; M, N, "
+              "K and the element types come from the instruction descriptor", _tmem_mma),
+    Semantics("tmem_load", "registers loaded from tensor memory (a warp-collective access)", _tmem_load),
+    Semantics("tmem_store", "registers stored to tensor memory (a warp-collective access)", _tmem_store),
+    Semantics("tmem_copy", "a matrix copied from shared memory (a descriptor) into tensor memory", _tmem_copy),
+    Semantics("tmem_manage", "tensor-memory allocation, deallocation and row shifting: no register data",
+              _tmem_only),
 )}

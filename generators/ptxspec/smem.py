@@ -1,13 +1,14 @@
-"""Shared-memory operands of wgmma: the matrix descriptor and the canonical (swizzled) layouts.
+"""Shared-memory operands (wgmma's, tcgen05's): the matrix descriptor and the canonical (swizzled) layouts.
 
 Everything here is evaluated from `spec.smem[family]` (spec/smem/*.yaml): the descriptor's fields
 and their `encode` formulas, the swizzle modes, the `swizzle` formula over (a, b; and o, the
 descriptor's base offset, where the spec models it) and the `canonical_layouts` `bit_offset`
-formulas over (mn, k, bits, W, LBO, SBO). No layout constant lives in this module.
+formulas over (mn, k, bits, W, R, LBO, SBO). No layout constant lives in this module. Where the
+spec describes the shared memory of several families, name the family (a variant names its own).
 
     from ptxspec import smem
-    d = smem.encode_descriptor(spec, start=0x2000, lbo=128, sbo=256, swizzle="none")
-    smem.decode_descriptor(spec, d)        # {'start_address': 0x2000, ...}
+    d = smem.encode_descriptor(spec, start=0x2000, lbo=128, sbo=256, swizzle="none", family="wgmma")
+    smem.decode_descriptor(spec, d, "wgmma")        # {'start_address': 0x2000, ...}
     addr = smem.operand_byte_addresses(v, "b", "K", "128B", start=0x2000, lbo=16, sbo=1024)
     # addr[k, n]: byte address of B[k, n] (after swizzling)
 
@@ -54,8 +55,10 @@ class _Field:
     name: str
     lsb: int
     width: int
-    encode: Formula  # over x
+    encode: Formula  # over x (a constant for a fixed field)
     inverse: tuple[tuple[int, int], ...]  # (field bit, value bit) pairs
+    fixed: int | None = None  # a constant field (tcgen05's version bits): always this value
+    default: int | None = None  # the value of a field the caller leaves out
 
     def encode_value(self, x: int) -> int:
         if x < 0:
@@ -98,7 +101,8 @@ def descriptor_fields(spec, family: str | None = None) -> dict[str, _Field]:
     hit = _FIELD_CACHE.get(id(sm))
     if hit is None or hit[0] is not sm:
         fields = {f["name"]: _Field(f["name"], f["lsb"], f["width"], f["encode"],
-                                    _invert(f["name"], f["encode"], f["width"])) for f in sm.fields}
+                                    _invert(f["name"], f["encode"], f["width"]) if f.get("fixed") is None else (),
+                                    f.get("fixed"), f.get("default")) for f in sm.fields}
         hit = _FIELD_CACHE[id(sm)] = (sm, fields)
     return hit[1]
 
@@ -113,18 +117,26 @@ def swizzle_mode(spec, mode, family: str | None = None):
 
 
 def encode_descriptor(spec, start: int, lbo: int, sbo: int, swizzle, base_offset: int = 0,
-                      family: str | None = None) -> int:
-    """The 64-bit matrix descriptor. start, lbo, sbo in bytes; swizzle a mode name or code."""
+                      family: str | None = None, **more: int) -> int:
+    """The 64-bit matrix descriptor. start, lbo, sbo in bytes; swizzle a mode name or code; `more`:
+    the family's other fields (tcgen05's lbo_mode), which default to their `default`; fixed
+    fields (tcgen05's version) always hold their value."""
     fields = descriptor_fields(spec, family)
     code = swizzle_mode(spec, swizzle, family).code
     values = {"start_address": start, "leading_byte_offset": lbo, "stride_byte_offset": sbo,
-              "base_offset": base_offset, "swizzle": code}
-    missing = set(fields) - set(values)
-    if missing:
-        raise ValueError(f"descriptor fields {sorted(missing)} have no value here")
+              "base_offset": base_offset, "swizzle": code, **more}
+    unknown = set(more) - set(fields)
+    if unknown:
+        raise ValueError(f"descriptor fields {sorted(unknown)} do not exist (fields: {sorted(fields)})")
     desc = 0
     for name, f in fields.items():
-        desc |= f.encode_value(int(values[name])) << f.lsb
+        if f.fixed is not None:
+            desc |= f.fixed << f.lsb
+            continue
+        value = values.get(name, f.default)
+        if value is None:
+            raise ValueError(f"descriptor field {name} has no value here")
+        desc |= f.encode_value(int(value)) << f.lsb
     return desc
 
 
@@ -135,7 +147,8 @@ def decode_descriptor(spec, desc: int, family: str | None = None) -> dict:
     used = 0
     for name, f in descriptor_fields(spec, family).items():
         mask = (1 << f.width) - 1
-        out[name] = f.decode_value((desc >> f.lsb) & mask)
+        raw = (desc >> f.lsb) & mask
+        out[name] = raw if f.fixed is not None else f.decode_value(raw)
         used |= mask << f.lsb
     out["swizzle_name"] = swizzle_mode(spec, out["swizzle"], family).name
     out["unused_bits"] = desc & ~used & ((1 << 64) - 1)
@@ -204,6 +217,8 @@ def operand_layout(variant, matrix: str, major: str, swizzle, start: int, lbo: i
     if major not in ("K", "MN"):
         raise ValueError(f"major must be 'K' or 'MN', not {major!r}")
     mode = swizzle_mode(spec, swizzle, variant.family)
+    if major not in mode.majors:
+        raise ValueError(f"swizzle mode {mode.name} describes {' or '.join(mode.majors)}-major operands only")
     sm = _smem(spec, variant.family)
     lay = canonical_layout(spec, major, _is_swizzled(mode), variant.family)
     bits = element_bits(variant, matrix)
@@ -211,13 +226,13 @@ def operand_layout(variant, matrix: str, major: str, swizzle, start: int, lbo: i
     r = np.arange(rows, dtype=np.int64)[:, None]
     c = np.arange(cols, dtype=np.int64)[None, :]
     mn, k = (r, c) if matrix == "a" else (c, r)
-    off = lay["bit_offset"](mn=mn, k=k, bits=bits, W=mode.width, LBO=lbo, SBO=sbo)
+    off = lay["bit_offset"](mn=mn, k=k, bits=bits, W=mode.width, R=mode.rows, LBO=lbo, SBO=sbo)
     off = np.broadcast_to(np.asarray(off, dtype=np.int64), (rows, cols))
     byte = start + off // 8
     if base_offset and "o" not in sm.swizzle.names:
         raise BaseOffsetUnsupported(f"the spec's swizzle formula {sm.swizzle.source!r} has no base offset `o`; "
                                     f"cannot place a matrix with base offset {base_offset}")
-    byte = np.asarray(sm.swizzle(a=byte, b=mode.b, o=base_offset), dtype=np.int64)
+    byte = np.asarray(sm.swizzle(a=byte, b=mode.b, o=base_offset, u=mode.unit), dtype=np.int64)
     byte = np.broadcast_to(byte, (rows, cols)).copy()
     bit = np.broadcast_to(off % 8, (rows, cols)).copy()
     return OperandLayout(byte, bit, bits)

@@ -24,7 +24,7 @@ from .errors import Pos, Problems, SpecError
 from .paths import default_spec_dir, repo_root, schema_dir  # noqa: F401 (re-exported)
 from .yamlsrc import PosDict, PosList, load_file, read_regular
 
-KINDS = ("isa", "types", "family", "instruction", "layouts", "smem", "errata", "numerics")
+KINDS = ("isa", "types", "family", "instruction", "layouts", "smem", "descriptor", "errata", "numerics")
 SCHEMA_BASE = "https://ptxspec.dev/schema/"
 
 

@@ -424,8 +424,8 @@ case("wrong_pattern_target_name",
 case("unknown_kind",
      "`kind: instrucion` (typo).",
      {FENCE: edit_real(FENCE, ("kind: instruction", "kind: instrucion"))},
-     [(FENCE, "kind:", "kind must be one of isa, types, family, instruction, layouts, smem, errata, numerics; "
-                       "got 'instrucion' (did you mean 'instruction'?)")])
+     [(FENCE, "kind:", "kind must be one of isa, types, family, instruction, layouts, smem, descriptor, errata, "
+                       "numerics; got 'instrucion' (did you mean 'instruction'?)")])
 
 case("missing_kind",
      "No `kind` at all.",

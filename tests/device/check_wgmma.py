@@ -75,7 +75,7 @@ def correction_ids(spec, case: H.Case) -> list[str]:
     if case.kind == "open-k-row":
         ids.append("k-major-lbo")
     descs = [case.b_desc] + ([case.a_desc] if v.form == "desc" else [])
-    if any(H.smem_mod.decode_descriptor(spec, d)["base_offset"] for d in descs):
+    if any(H.smem_mod.decode_descriptor(spec, d, "wgmma")["base_offset"] for d in descs):
         ids.append("swizzle-base-offset")
     return ids
 

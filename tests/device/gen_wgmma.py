@@ -394,10 +394,10 @@ class CaseBuilder:
         imm = k["imm"]
         amaj = "MN" if imm.get("imm_trans_a") else "K"
         bmaj = "MN" if imm.get("imm_trans_b") else "K"
-        amode, bmode = (S.swizzle_mode(spec, m) for m in modes)
+        amode, bmode = (S.swizzle_mode(spec, m, "wgmma") for m in modes)
         if kind != "open-k-row" and _k_longer_than_row(v, "b", bmaj, bmode):
             names = [m.name for m in spec.smem[v.family].swizzle_modes]
-            bmode = S.swizzle_mode(spec, names[(names.index(bmode.name) + 1) % len(names)])
+            bmode = S.swizzle_mode(spec, names[(names.index(bmode.name) + 1) % len(names)], "wgmma")
             modes = (modes[0], bmode.name)
         segs = {"img": [], "a": [], "c": [], "meta": []}
         cursor = 0
@@ -476,7 +476,7 @@ def plan_cases(spec, kernels: list[dict], seed: int = SEED, only_open: frozenset
             v = spec.variant(vid, form)
             bmaj = "MN" if k["imm"].get("imm_trans_b") else "K"
             for m in names:
-                if _k_longer_than_row(v, "b", bmaj, S.swizzle_mode(spec, m)):
+                if _k_longer_than_row(v, "b", bmaj, S.swizzle_mode(spec, m, "wgmma")):
                     for ch in (0, 2):
                         cb.add(k, (names[kc % 4], m), choice=ch, scale_d=1, kind="open-k-row",
                                note=f"B K-major {m}: K ({v.k} elements) is longer than one swizzle row, "
@@ -489,7 +489,7 @@ def plan_cases(spec, kernels: list[dict], seed: int = SEED, only_open: frozenset
         else:
             order = names
         bmaj = "MN" if k["imm"].get("imm_trans_b") else "K"
-        open_b = [m for m in names if _k_longer_than_row(v, "b", bmaj, S.swizzle_mode(spec, m))]
+        open_b = [m for m in names if _k_longer_than_row(v, "b", bmaj, S.swizzle_mode(spec, m, "wgmma"))]
         for i, m in enumerate(order):
             other = names[(names.index(m) + (kc % 3)) % 4]  # A's mode differs from B's on some kernels
             cb.add(k, (other, m), choice=(i + kc) % 4, scale_d=(i + kc) % 2)
@@ -522,7 +522,7 @@ def plan_cases(spec, kernels: list[dict], seed: int = SEED, only_open: frozenset
         if k is None:
             continue
         for mode in base_modes:
-            rep = S.swizzle_mode(spec, mode).repeat
+            rep = S.swizzle_mode(spec, mode, "wgmma").repeat
             for shift, base in base_offsets:
                 cb.add(k, ("none", mode), choice=0, scale_d=1, kind="explore-base", b_shift=shift % rep,
                        b_base=base, note=f"B {mode} starting {shift % rep} bytes into its {rep}-byte pattern, "

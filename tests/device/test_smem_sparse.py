@@ -9,15 +9,15 @@ D = "wgmma.mma_async.sync.aligned"
 
 
 def test_descriptor_round_trip(spec):
-    d = S.encode_descriptor(spec, start=0x2000, lbo=16, sbo=1024, swizzle="128B")
+    d = S.encode_descriptor(spec, start=0x2000, lbo=16, sbo=1024, swizzle="128B", family="wgmma")
     assert d == 0x4000004000010200  # CUTLASS's GmmaDescriptor for the same fields
-    got = S.decode_descriptor(spec, d)
+    got = S.decode_descriptor(spec, d, "wgmma")
     assert (got["start_address"], got["leading_byte_offset"], got["stride_byte_offset"], got["swizzle_name"]) == \
         (0x2000, 16, 1024, "128B")
     assert got["unused_bits"] == 0
     for mode in spec.smem["wgmma"].swizzle_modes:
-        d = S.encode_descriptor(spec, 0x3F0, 0x1230, 0x3FFF0, mode.name, base_offset=5)
-        back = S.decode_descriptor(spec, d)
+        d = S.encode_descriptor(spec, 0x3F0, 0x1230, 0x3FFF0, mode.name, base_offset=5, family="wgmma")
+        back = S.decode_descriptor(spec, d, "wgmma")
         assert (back["start_address"], back["leading_byte_offset"], back["stride_byte_offset"],
                 back["base_offset"], back["swizzle"]) == (0x3F0, 0x1230, 0x3FFF0, 5, mode.code)
 
@@ -26,7 +26,7 @@ def test_descriptor_round_trip(spec):
 def test_descriptor_rejects_unrepresentable(spec, bad):
     args = dict(start=0x2000, lbo=16, sbo=1024, swizzle="none") | bad
     with pytest.raises(ValueError):
-        S.encode_descriptor(spec, **args)
+        S.encode_descriptor(spec, **args, family="wgmma")
 
 
 @pytest.mark.parametrize("ptx, major", [
@@ -43,7 +43,7 @@ def test_write_read_round_trip(spec, ptx, major, mode):
         rows, cols = S.operand_shape(v, matrix)
         bits = S.element_bits(v, matrix)
         mn, k = (rows, cols) if matrix == "a" else (cols, rows)
-        W = S.swizzle_mode(spec, mode).width
+        W = S.swizzle_mode(spec, mode, "wgmma").width
         if major == "K":
             lbo, sbo = (128, -(-k * bits // 128) * 128) if mode == "none" else (16, 8 * W)
             if mode != "none" and k * bits > 8 * W:

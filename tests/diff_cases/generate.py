@@ -30,6 +30,7 @@ sys.path.insert(0, str(REPO / "generators"))  # this checkout's ptxspec, importe
 ISA, TYPES, FAMILY = "isa.yaml", "types.yaml", "families/wgmma/family.yaml"
 FENCE, DENSE, SPARSE = "families/wgmma/fence.yaml", "families/wgmma/mma_async.yaml", "families/wgmma/mma_async_sp.yaml"
 LAYOUTS, SMEM, ERRATA = "layouts/wgmma.yaml", "smem/wgmma.yaml", "errata/wgmma.yaml"
+DESCRIPTOR = "descriptors/wgmma.yaml"
 NUMERICS = "numerics.yaml"
 OTHER_FAMILY = "families/mma/family.yaml"
 KEPT_TARGETS = ("sm_90", "sm_90a", "sm_100a")
@@ -71,6 +72,12 @@ def _instruction(doc: dict, group: str) -> dict:
     return out
 
 
+def _with_option(doc: dict) -> dict:
+    doc["opcode"] += "{.hint}"
+    doc["groups"][0]["options"] = {"hint": ["", "h1"]}
+    return doc
+
+
 def parts() -> dict[str, dict[str, dict]]:
     """The minimal tree, by part: {part: {relative path: data}}."""
     isa = real(ISA)
@@ -92,6 +99,20 @@ def parts() -> dict[str, dict[str, dict]]:
         "sparse": {SPARSE: _instruction(real(SPARSE), "f16"),
                    LAYOUTS: {**layouts, "sparsity": {"wgmma.sparse.16bit": sparsity["wgmma.sparse.16bit"]}}},
         "smem": {SMEM: real(SMEM)},
+        # a made-up run-time descriptor of wgmma, picked by a made-up qualifier axis
+        "descriptor": {FAMILY: {**family, "axes": {"sel": {"description": "A made-up selector.", "values": ["", "one"]}}},
+                       DESCRIPTOR: {
+                           "$schema": "../../schema/descriptor.schema.json", "kind": "descriptor", "family": "wgmma",
+                           "name": "made_up", "operand_kind": "descriptor", "manual": "PTX ISA 9.7.15.5.1",
+                           "bits": 32, "description": "A made-up descriptor.", "selector": "sel",
+                           "layouts": [{"name": "only", "kinds": ["one"], "fields": [
+                               {"name": "low", "lsb": 0, "width": 16, "encode": "x", "description": "Low half."},
+                               {"name": "high", "lsb": 16, "width": 16, "reserved": 0, "description": "Reserved."}]}],
+                           "k": {"one": 16}}},
+        # a made-up option axis of wgmma.mma_async (as tcgen05's collector hints)
+        "options": {FAMILY: {**family, "axes": {"hint": {"option": True, "description": "A made-up hint.",
+                                                         "values": ["", "h1", "h2"]}}},
+                    DENSE: _with_option(_instruction(real(DENSE), "f16"))},
         "fence": {FENCE: real(FENCE)},
         "errata": {ERRATA: errata},
         "other family": {OTHER_FAMILY: real(OTHER_FAMILY)},
@@ -295,6 +316,22 @@ case("smem.added", needs=("smem",), base=edit(lambda t: t.pop(SMEM)), at=("head"
 case("smem.removed", needs=("smem",), head=edit(lambda t: t.pop(SMEM)), at=("base", SMEM, []))
 case("smem.changed", needs=("smem",), head=edit(lambda t: t[SMEM].update(swizzle=f"({t[SMEM]['swizzle']}) ^ 0")),
      at=("head", SMEM, ["swizzle"]))
+case("descriptor.added", needs=("descriptor",), base=edit(lambda t: t.pop(DESCRIPTOR)), at=("head", DESCRIPTOR, []))
+case("descriptor.removed", needs=("descriptor",), head=edit(lambda t: t.pop(DESCRIPTOR)), at=("base", DESCRIPTOR, []))
+case("descriptor.layout_changed", needs=("descriptor",),
+     head=edit(lambda t: t[DESCRIPTOR]["layouts"][0]["fields"][0].update(encode="x >> 1")), at=("head", DESCRIPTOR, []))
+case("descriptor.shapes_changed", needs=("descriptor",), head=edit(lambda t: t[DESCRIPTOR]["k"].update(one=32)),
+     at=("head", DESCRIPTOR, []))
+case("variant.option.added", needs=("options",),
+     head=edit(lambda t: t[DENSE]["groups"][0]["options"]["hint"].append("h2")),
+     at=("head", DENSE, ["groups", 0, "options"]))
+case("variant.option.removed", needs=("options",),
+     base=edit(lambda t: t[DENSE]["groups"][0]["options"]["hint"].append("h2")),
+     at=("head", DENSE, ["groups", 0, "options"]))
+case("variant.option.requirement", needs=("options",),
+     head=edit(lambda t: t[DENSE].update(refinements=[{"when": {"hint": "h1"}, "requires": {"ptx": "8.1"},
+                                                       "why": "A made-up rule."}])),
+     at=("head", DENSE, ["groups", 0]))
 case("description.changed", needs=("fence",), head=edit(lambda t: t[FENCE].update(description="Orders register accesses.")),
      at=("head", FENCE, ["description"]))
 case("definition.changed", head=edit(lambda t: t[FAMILY]["n_sets"].update(spare=[8])),

@@ -254,7 +254,9 @@ class Ld(Family):
         ("red", ["", "min", "max", "add"]),
         ("abs", ["", "abs"]),
         ("nan", ["", "NaN"]),
-        ("type", ["b32", "f32", "u32", "s32", "b16", "b64", "f32.b2", "u32.b2", ""]),
+        # the element type, alone or followed by an index type (.f32.b2 of ld.spcompress)
+        ("type", ["b32", "f32", "u32", "s32", "b16", "b64", "", "b32.b2", "f32.b2", "u32.b2", "s32.b2",
+                  "b16.b2", "f32.b4", "f32.b1", "b2"]),
     ]
     base = ("inst", "shape", "num", "sp", "red", "type")
     fixed = {"sync": "sync", "aligned": "aligned"}
@@ -348,7 +350,8 @@ class Cp(Family):
         ("shape", ["128x256b", "4x256b", "128x128b", "64x128b", "32x128b",
                    "128x64b", "64x256b", "32x256b", "16x256b", "4x128b"]),
         ("mc", ["", "warpx2::02_13", "warpx2::01_23", "warpx4", "warpx2::03_12", "warpx8"]),
-        ("src", ["", "b8x16.b6x16_p32", "b8x16.b4x16_p64", "b8x16.b4x16_p32", "b8x16"]),
+        ("dst", ["", "b8x16", "b8x8", "b16x16"]),
+        ("src", ["", "b6x16_p32", "b4x16_p64", "b4x16_p32", "b6x16"]),
     ]
     base = tuple(s for s, _ in slots)
     head = "tcgen05.cp"
@@ -784,7 +787,7 @@ def probe_order(forms: dict, first: dict, n=300) -> dict:
     lines, meta = [], []
     for c, ops in picks[:n]:
         head = instruction(c)
-        # the qualifier slots after the instruction name move as units (f32.b2, b8x16.b6x16_p32)
+        # each qualifier slot after the instruction name moves as a unit (f32.b2 too)
         named = {"mma": {"inst"}, "ld": {"inst"}, "alloc": {"inst"}, "wait": {"what"}, "fence": {"what"}}
         skip = named.get(c.fam, set())
         parts = [v for (s, _), v in zip(c.fmly.slots, c.q) if v and s not in skip]

@@ -196,7 +196,7 @@ class Index:
     """The positioned YAML of one tree, by the names the model uses: where each definition stands."""
 
     def __init__(self, docs: dict | None = None):
-        self.inst, self.groups, self.families, self.smem = {}, {}, {}, {}
+        self.inst, self.groups, self.families, self.smem, self.descriptors = {}, {}, {}, {}, {}
         self.layouts, self.types, self.targets, self.ptx, self.errata = {}, {}, {}, {}, {}
         self.files: dict[str, Any] = {}
         for kind, items in (docs or {}).items():
@@ -218,6 +218,9 @@ class Index:
 
     def _smem(self, d) -> None:
         self.smem.setdefault(d.get("family"), d)
+
+    def _descriptor(self, d) -> None:
+        self.descriptors.setdefault((d.get("family"), d.get("name")), d)
 
     def _layouts(self, d) -> None:
         for section in ("fragments", "sparsity"):

@@ -4,7 +4,8 @@ One object per family: `requirements`, `operands` and `signatures` state once wh
 and each of `variants` is the variant's record (Variant.as_record) with its requirement (`min_ptx`,
 `targets`, `until_ptx` where the ISA removed it, `requires`) replaced by `"requirement": I` and its
 operand signature (`regs`, `operands`) by `"signature": J`, indexes from 0 into those lists; a
-signature lists its operands as indexes into `operands`:
+signature lists its operands as indexes into `operands`; an option value (`options`) names its
+requirement the same way (`{"value": V, "requirement": I}`):
 
     {"generated_by": "ptxspec build", "family": F,
      "requirements": [{"min_ptx", "targets", ["until_ptx"], "requires"}, ...],
@@ -28,6 +29,12 @@ def _line(value) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+def _requirement(spec: Spec, req) -> dict:
+    """A requirement as the shared list states it (the fields Variant.as_record gives a variant's)."""
+    return {"min_ptx": str(req.min_ptx), "targets": spec.sort_targets(req.targets),
+            **({"until_ptx": str(req.until_ptx)} if req.until_ptx else {}), "requires": req.as_data(spec.target_order)}
+
+
 def family_json(spec: Spec, family: str) -> str:
     shared: dict[str, dict[str, int]] = {"requirements": {}, "operands": {}, "signatures": {}}
 
@@ -47,6 +54,9 @@ def family_json(spec: Spec, family: str) -> str:
                 if key == SIGNATURE[0]:
                     record["signature"] = index("signatures", {
                         "regs": full["regs"], "operands": [index("operands", o) for o in full["operands"]]})
+            elif key == "options":
+                record[key] = {axis: [{"value": val, "requirement": index("requirements", _requirement(spec, req))}
+                                      for val, req in values] for axis, values in v.options.items()}
             else:
                 record[key] = value
         variants.append(_line(record))

@@ -21,6 +21,7 @@ import numpy as np
 import sqlite_utils
 
 from .. import __version__
+from ..isa import Requirement
 from ..model import Spec, Variant
 from ..paths import schema_dir
 from ..query import APPLICATION_ID, DATABASE_VERSION
@@ -159,11 +160,34 @@ def rows(spec: Spec) -> dict[str, list[tuple]]:
     for fam, sm in sorted(spec.smem.items()):
         out["descriptor_fields"] += [(fam, f["name"], f["lsb"], f["width"], f["encode"].source, f["description"])
                                      for f in sm.fields]
-        out["swizzle_modes"] += [(fam, m.name, m.code, m.width, m.b, m.repeat, m.description) for m in sm.swizzle_modes]
+        out["swizzle_modes"] += [(fam, m.name, m.code, m.width, m.b, m.repeat, m.description, m.unit, json.dumps(list(m.majors)))
+                                 for m in sm.swizzle_modes]
         out["canonical_layouts"] += [(fam, c["major"], int(c["swizzled"]), c["cute"], c["bit_offset"].source)
                                      for c in sm.canonical_layouts]
+    _descriptor_rows(spec, out)
     out["descriptions"] = description_rows(defs)
     return out
+
+
+def _descriptor_rows(spec: Spec, out: dict[str, list[tuple]]) -> None:
+    """bit_descriptor_fields, _codes and _shapes: the run-time descriptors (tcgen05's idesc)."""
+    for (fam, name), d in sorted(spec.descriptors.items()):
+        for lay in d.layouts:
+            for f in lay.fields:
+                legal = json.dumps({k: list(v) for k, v in f.legal.items()}) if f.legal else None
+                out["bit_descriptor_fields"].append((fam, name, lay.name, json.dumps(list(lay.selectors)), f.name, f.lsb,
+                                                     f.width, f.what, f.encode.source if f.encode else None, legal,
+                                                     f.reserved, f.description))
+                out["bit_descriptor_codes"] += [(fam, name, lay.name, f.name, sel, value, code)
+                                                for sel, table in f.codes.items() for value, code in table.items()]
+        for sh in d.shapes:
+            for sel in sh.selectors:
+                k = d.k.get(sel)
+                for sparse in (0, 1):
+                    m = sh.m_sparse if sparse and sh.m_sparse else sh.m
+                    n = sh.n_sparse if sparse and sh.n_sparse else sh.n
+                    out["bit_descriptor_shapes"].append((fam, name, sel, sh.cta_group, int(sh.ws), sparse, json.dumps(m),
+                                                         json.dumps(n), k * (1 + sparse) if k else None))
 
 
 def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]) -> None:
@@ -175,15 +199,15 @@ def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]
     layouts = _Layouts(out)
     scale_layouts = _Shared()
 
-    def add_requirement(i: int, v: Variant) -> None:
-        req, rec = v.requirement, v.as_record()
-        out["requirements"].append((i, rec["min_ptx"], json.dumps(rec["targets"]), json.dumps(rec["requires"]),
+    def add_requirement(i: int, req: Requirement) -> None:
+        targets = spec.sort_targets(req.targets)
+        out["requirements"].append((i, str(req.min_ptx), json.dumps(targets), json.dumps(req.as_data(order)),
                                     _opt(req.until_ptx)))
         for ci, clause in enumerate(req.clauses):
             out["requirement_clause_rows"] += [(i, ci, str(clause.ptx), t, _opt(clause.until))
                                                for t in sorted(clause.targets, key=order)]
         out["requirement_targets"] += [(i, t, str(req.first_ptx(spec.targets[t])), _opt(req.until(spec.targets[t])))
-                                       for t in rec["targets"]]
+                                       for t in targets]
 
     numerics = _numerics(spec, out)
     evidence = _evidence(spec, out)
@@ -210,13 +234,16 @@ def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]
             "m": v.m, "n": v.n, "k": v.k, "atype": v.atype, "btype": v.btype, "ctype": v.ctype, "dtype": v.dtype,
             "satfinite": int(v.satfinite), "op": v.op, "sparse": int(v.sparse),
             **{q: v.qualifiers.get(q, "") for q in axes},
-            "requirement": requirements.id(v.requirement, lambda i, v=v: add_requirement(i, v)),
+            "requirement": requirements.id(v.requirement, lambda i, r=v.requirement: add_requirement(i, r)),
             "signature": signatures.id(sig_key, add_signature),
             "selectors": json.dumps(rec["selectors"]), "metadata_nibbles": json.dumps(rec["metadata_nibbles"]),
             "threads": v.threads, "grp": v.group, "batch": v.batch, "ptxas_only": v.ptxas_only,
             "hardware": v.hardware, "numerics": numerics.get(v.id), "evidence": evidence.get(v.id),
         }
         out["variant_rows"].append(tuple(values[c] for c in columns))
+        out["variant_option_rows"] += [
+            (v.id, axis, value, v.opcode(**{axis: value}), requirements.id(req, lambda i, r=req: add_requirement(i, r)))
+            for axis, vals in v.options.items() for value, req in vals if value]
     out["movement_forms"] = [(m.form, m.instruction, json.dumps(list(m.variants)), m.hardware) for m in spec.loaders.forms]
     for (lname, skey, etype), r in spec.loaders.keyed_rows():  # per distinct fragment; the view joins the variants
         out["loaders"].append((layouts.ids[(lname, skey)], etype, r.storage, r.direction, r.status, r.form,

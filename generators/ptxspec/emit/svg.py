@@ -386,9 +386,10 @@ def descriptor(fields: list[dict], bits: int, *, lines: list[str], attrs: dict) 
             x = left + (hi - b) * bit_w
             w = (b - a + 1) * bit_w
             label = f["name"] if 7 * len(f["name"]) + 4 < w else f["name"].split("_")[0]
+            label = label[:max(1, int((w - 4) // 7))]  # narrow fields: the name cut to the cell (data-field has it whole)
             svg.parts.append(f'<g class="m d q{j % len(UNIT_FILLS)}" data-field="{escape(f["name"])}" '
                              f'data-lsb="{lo_b}" data-width="{f["width"]}">'
                              f'<rect x="{x}" y="{y}" width="{w}" height="{row_h}"/>'
                              f'<text x="{x + w // 2}" y="{y + 17}">{escape(label)}</text>'
-                             f'<text x="{x + w // 2}" y="{y + 33}">[{hi_b}:{lo_b}]</text></g>')
+                             f'<text x="{x + w // 2}" y="{y + 33}">{lo_b if hi_b == lo_b else f"[{hi_b}:{lo_b}]"}</text></g>')
     return svg.finish(width, height, attrs, _style(UNIT_FILLS), " ".join(lines))

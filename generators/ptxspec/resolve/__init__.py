@@ -11,6 +11,7 @@ from ..evidence import check_against, default_evidence_dir, read_evidence
 from ..model import Spec
 from ..source import Tree
 from .base import Context, Origin
+from .descriptors import resolve_descriptors
 from .errata import check_unused_layouts, resolve_errata
 from .instructions import InstructionResolver, fill_template
 from .numerics import check_rules_used, resolve_numerics
@@ -29,10 +30,11 @@ def build_model(docs: Tree, evidence_dir=None, *, evidence: bool = True) -> Spec
     families = resolve_families(ctx, docs["family"])
     layouts = resolve_layouts(ctx, docs["layouts"], isa.targets)
     smem = resolve_smem(ctx, docs["smem"], families)
+    descriptors = resolve_descriptors(ctx, docs["descriptor"], families)
     spec = Spec(ptx_versions=isa.ptx_versions, ptxas_versions=isa.ptxas_versions, targets=isa.targets, types=types,
                 families=families, layouts=layouts.fragments, sparsities=layouts.sparsities,
                 scale_maps=layouts.scale_maps, smem=smem,
-                digest=docs.digest)
+                digest=docs.digest, descriptors=descriptors)
     family_docs = {d.data["name"]: d.data for d in docs["family"]}
     instructions = InstructionResolver(ctx, spec, layouts, family_docs, isa.origins, docs.root)
     for doc in docs["instruction"]:

@@ -7,7 +7,7 @@ from typing import Any, Literal, overload
 
 from ..errors import Pos, Problems
 from ..expr import ExprError, Formula, compile_formula
-from ..isa import Clause, Requirement, Target, TargetSetError, Version, resolve_target_set
+from ..isa import Clause, Requirement, Target, TargetSetError, Version, resolve_target_set, simplified
 from ..kinds import int_set
 from ..source import did_you_mean
 
@@ -102,7 +102,7 @@ class Context:
                 if stop_on_error:
                     return None
             clauses.append(c)
-        return Requirement(tuple(clauses))
+        return Requirement(simplified(tuple(clauses)) if all(c.targets for c in clauses) else tuple(clauses))
 
     def known(self, d, key: str, table: dict, what: str) -> bool:
         if d[key] in table:

@@ -15,6 +15,8 @@ def resolve_errata(ctx: Context, spec: Spec, docs: list[Document], failed: set[s
     errata: list[Erratum] = []
     ids = {}
     opcodes = {p for p, _ in spec._by_key}
+    opcodes |= {v.opcode(**{axis: value}) for v in spec.variants for axis, values in v.options.items()
+                for value, _ in values if value}  # an opcode with one option
 
     def checkable(op: str) -> bool:
         owner = max((n for n in spec.instructions if op.startswith(n + ".")), key=len, default=None)

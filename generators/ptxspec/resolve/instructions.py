@@ -17,6 +17,28 @@ from .variants import (_PLACEHOLDER, REGS_NAMES, FragmentSpec, GroupPlan, Refine
 __all__ = ["InstructionResolver", "fill_template", "placeholder_names"]
 
 
+def _option_use_ok(problems, fam: Family, quals, q: str, axis, options: bool) -> bool:
+    """An option axis goes under a group's `options` (with '' among its values), any other under
+    `qualifiers`."""
+    if axis.option != options:
+        problems.add(quals.at(q), f"axis {q!r} is {'not ' if options else ''}an option axis of family "
+                     f"{fam.name}: list it under {'qualifiers' if options else 'options'}")
+        return False
+    if options and "" not in quals[q]:
+        problems.add(quals.at(q), f"option {q!r} must accept '' (the qualifier left out: the base opcode)")
+        return False
+    return True
+
+
+def _forms_ok(problems, fam: Family, g) -> bool:
+    for j, form in enumerate(g.get("forms", [])):
+        if form not in fam.forms:
+            problems.add(g["forms"].at(j), f"family {fam.name} has no operand form {form!r}"
+                         f"{did_you_mean(form, fam.forms)} (its forms: {', '.join(fam.forms) or 'none'})")
+            return False
+    return True
+
+
 class InstructionResolver:
     """Expands the instruction files into variants, adding them to `spec`."""
 
@@ -99,7 +121,9 @@ class InstructionResolver:
         template_origin = Origin(g, "opcode") if "opcode" in g else Origin(d, "opcode")
         template = template_origin.value
         quals = g.get("qualifiers", {})
-        if not self.check_axes(fam, quals, template) or not self.check_forms(fam, g):
+        opts = g.get("options", {})
+        if not self.check_axes(fam, quals, template) or not self.check_axes(fam, opts, template, options=True) \
+                or not self.check_forms(fam, g):
             return None
         signature = self.signature(fam, d, g)
         if signature is None:
@@ -139,7 +163,8 @@ class InstructionResolver:
         sources = self.group_sources(fam, d, g, template_origin, req_origin, sparsity)
         return GroupPlan(inst=inst, threads=fam.threads, node=g, pos=gpos, requirement=base, template=template,
                          axes=[[(q, v) for v in vals] for q, vals in quals.items()], signature=signature,
-                         shapes=shapes, combos=combos, sparsity=sparsity, fragments=fragments, sources=sources)
+                         shapes=shapes, combos=combos, sparsity=sparsity, fragments=fragments, sources=sources,
+                         options={a: list(vals) for a, vals in opts.items()})
 
     def signature(self, fam: Family, d, g):
         sig_name = g["signature"]
@@ -163,12 +188,14 @@ class InstructionResolver:
                     ok = False
         return signature if ok else None
 
-    def check_axes(self, fam: Family, quals, template: str) -> bool:
+    def check_axes(self, fam: Family, quals, template: str, options: bool = False) -> bool:
         for q, values in quals.items():
             axis = fam.axes.get(q)
             if axis is None:
                 self.p.add(quals.at(q), f"family {fam.name} has no qualifier axis {q!r}{did_you_mean(q, fam.axes)}"
                            f" (its axes: {', '.join(fam.axes) or 'none'})")
+                return False
+            if not _option_use_ok(self.p, fam, quals, q, axis, options):
                 return False
             for j, value in enumerate(values):
                 if value not in axis.values:
@@ -181,12 +208,7 @@ class InstructionResolver:
         return True
 
     def check_forms(self, fam: Family, g) -> bool:
-        for j, form in enumerate(g.get("forms", [])):
-            if form not in fam.forms:
-                self.p.add(g["forms"].at(j), f"family {fam.name} has no operand form {form!r}"
-                           f"{did_you_mean(form, fam.forms)} (its forms: {', '.join(fam.forms) or 'none'})")
-                return False
-        return True
+        return _forms_ok(self.p, fam, g)
 
     def check_semantics(self, inst: Instruction, g, signature, sparsity) -> bool:
         """Every form's operands have what the instruction's semantics needs."""

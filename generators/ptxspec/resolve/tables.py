@@ -99,7 +99,12 @@ def resolve_families(ctx: Context, docs: list[Document]) -> dict[str, Family]:
             n_sets[name] = int_set(value)
             if not n_sets[name]:
                 ctx.p.add(d["n_sets"].at(name), f"n_set {name!r} is empty (a range runs first to last, upward)")
-        axes = {name: Axis(name, a["description"], tuple(a["values"])) for name, a in d.get("axes", {}).items()}
+        axes = {name: Axis(name, a["description"], tuple(a["values"]), bool(a.get("option", False)))
+                for name, a in d.get("axes", {}).items()}
+        for name, a in axes.items():
+            if a.option and "" not in a.values:
+                ctx.p.add(d["axes"].at(name), f"option axis {name!r} needs '' among its values (the qualifier left "
+                          "out: every variant's base opcode)")
         for name in axes:
             if name in OPCODE_FIELDS or name == "form":
                 ctx.p.add(d["axes"].at(name), f"axis {name!r} would shadow the opcode field of that name")
@@ -107,8 +112,12 @@ def resolve_families(ctx: Context, docs: list[Document]) -> dict[str, Family]:
         for name, body in d.get("matrices", {}).items():
             rows = ctx.formula(body, "rows", MATRIX_NAMES, d.pos)
             cols = ctx.formula(body, "cols", MATRIX_NAMES, d.pos)
-            if rows is not None and cols is not None:
-                matrices[name] = MatrixDims(name, body["description"], rows, cols)
+            type_field = body.get("type") or {"a": "atype", "b": "btype", "c": "ctype", "d": "dtype"}.get(name)
+            if type_field is None:
+                ctx.p.add(body.pos, f"matrix {name!r} needs `type` (atype, btype, ctype or dtype): only a, b, c and d "
+                          "take their element type from their name")
+            elif rows is not None and cols is not None:
+                matrices[name] = MatrixDims(name, body["description"], rows, cols, type_field)
         families[d["name"]] = Family(name=d["name"], title=d["title"], description=d["description"],
                                      manual=d.get("manual", ""), threads=d["threads"], n_sets=n_sets, pos=d.pos,
                                      axes=axes, forms=dict(d.get("forms", {})), matrices=matrices)
@@ -190,18 +199,24 @@ def resolve_smem(ctx: Context, docs: list[Document], families: dict[str, Family]
             elif used & mask:
                 ctx.p.add(d["descriptor"]["fields"].at(i), f"field {f['name']} overlaps another field")
             used |= mask
-            enc = ctx.formula(f, "encode", frozenset({"x"}), d.pos)
-            fields.append({**{k: f[k] for k in ("name", "lsb", "width", "description")}, "encode": enc})
-        modes = [SwizzleMode(m["name"], m["code"], m["width"], m["b"], m["repeat"], m["description"])
-                 for m in d["swizzle_modes"]]
+            if "fixed" in f:  # a constant field: its encode is the constant (x is ignored)
+                enc = compile_formula(str(f["fixed"]), frozenset({"x"}))
+                if f["fixed"] >> f["width"]:
+                    ctx.p.add(d["descriptor"]["fields"].at(i), f"field {f['name']}: {f['fixed']} does not fit")
+            else:
+                enc = ctx.formula(f, "encode", frozenset({"x"}), d.pos)
+            fields.append({**{k: f[k] for k in ("name", "lsb", "width", "description")}, "encode": enc,
+                           "fixed": f.get("fixed"), "default": f.get("default")})
+        modes = [SwizzleMode(m["name"], m["code"], m["width"], m["b"], m["repeat"], m["description"],
+                             m.get("unit", 16), tuple(m.get("majors", ("K", "MN")))) for m in d["swizzle_modes"]]
         codes = [m.code for m in modes]
         if len(set(codes)) != len(codes):
             ctx.p.add(d.at("swizzle_modes"), "two swizzle modes share a code")
-        swz = ctx.formula(d, "swizzle", frozenset({"a", "b", "o"}), d.pos)
+        swz = ctx.formula(d, "swizzle", frozenset({"a", "b", "o", "u"}), d.pos)
         ctx.known(d, "family", families, "family")
         layouts = []
         for c in d["canonical_layouts"]:
-            off = ctx.formula(c, "bit_offset", frozenset({"mn", "k", "bits", "W", "LBO", "SBO"}), d.pos)
+            off = ctx.formula(c, "bit_offset", frozenset({"mn", "k", "bits", "W", "R", "LBO", "SBO"}), d.pos)
             layouts.append({"major": c["major"], "swizzled": c["swizzled"], "cute": c["cute"], "bit_offset": off})
         _sample_smem(ctx, d, fields, swz, modes, layouts)
         if swz is None:  # reported; the spec will not load
@@ -223,7 +238,7 @@ def _sample_smem(ctx: Context, d, fields, swz, modes, layouts) -> None:
     if swz is not None:
         for m in modes:
             try:
-                swz(a=addresses, b=m.b, o=0)
+                swz(a=addresses, b=m.b, o=0, u=m.unit)
             except ExprError as exc:
                 ctx.p.add(d.at("swizzle"), f"swizzle ({m.name}): {exc}")
                 break
@@ -232,6 +247,6 @@ def _sample_smem(ctx: Context, d, fields, swz, modes, layouts) -> None:
         if c["bit_offset"] is not None:
             try:
                 for m in modes:
-                    c["bit_offset"](W=m.width, **grid)
+                    c["bit_offset"](W=m.width, R=m.rows, **grid)
             except ExprError as exc:
                 ctx.p.add(d["canonical_layouts"][i].at("bit_offset"), f"bit_offset: {exc}")

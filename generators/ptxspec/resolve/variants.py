@@ -74,6 +74,33 @@ class GroupPlan:
     sparsity: Sparsity | None
     fragments: dict[str, FragmentSpec]
     sources: dict[str, tuple[Origin, ...]] = field(default_factory=dict)
+    options: dict[str, list[str]] = field(default_factory=dict)  # option axis -> values
+
+
+def option_requirements(plan: GroupPlan, refinements, fields: dict, values: dict, req):
+    """Each option value with its requirement: the variant's, narrowed by the refinements that
+    name the value (and match the variant's other fields); and the opcode template with the
+    option placeholders left in."""
+    if not plan.options:
+        return {}, ""
+    out = {}
+    for axis, vals in plan.options.items():
+        entries = []
+        for value in vals:
+            vreq = req
+            for r in refinements:
+                if str(r.when.get(axis, None)) == value and \
+                        all(str(fields.get(k)) == str(x) for k, x in r.when.items() if k != axis):
+                    r.used = True
+                    vreq = vreq.refined(r.ptx, r.targets)
+            if vreq.clauses:
+                entries.append((value, vreq))
+        out[axis] = tuple(entries)
+    marks = {axis: f"\x00{axis}\x00" for axis in plan.options}
+    text = fill_template(plan.template, {**values, **marks})
+    for axis, mark in marks.items():
+        text = text.replace("." + mark, "{." + axis + "}").replace(mark, "{" + axis + "}")
+    return out, text
 
 
 class VariantExpander:
@@ -111,6 +138,7 @@ class VariantExpander:
                 req = req.refined(r.ptx, r.targets)
                 order = r.metadata_order or order
                 matched.append(r.origin)
+        options, option_template = option_requirements(plan, refinements, fields, values, req)
         layouts = self.fragment_layouts(plan, values, form, shape, types)
         if layouts is None:
             return None
@@ -119,7 +147,10 @@ class VariantExpander:
             return None
         if not self.check_scale_maps(plan, m, n, k):
             return None
-        ctx = OperandContext(s.types, {"a": a, "b": b, "c": c, "d": dd}, fl, regs_only, plan.sparsity)
+        by_field = {"atype": a, "btype": b, "ctype": c, "dtype": dd}
+        mats = s.families[plan.inst.family].matrices
+        ctx = OperandContext(s.types, {mat: by_field[dims.type_field] for mat, dims in mats.items()}, fl, regs_only,
+                             plan.sparsity)
         operands = tuple(self.operand(o, ctx) for o in plan.signature if not o.get("forms") or form in o["forms"])
         sources = dict(plan.sources)
         sources["requirement"] = plan.sources["requirement"] + tuple(matched) + self.targets_source(req.targets)
@@ -135,7 +166,7 @@ class VariantExpander:
             threads=plan.threads, spec=s, qualifiers=qdict, fragment_layouts=fl, sparsity=plan.sparsity,
             metadata_order=order if plan.sparsity is not None else "", batch=g.get("batch", 1),
             ptxas_only=g.get("ptxas_only", ""), hardware_note=" ".join(g.get("hardware_note", "").split()),
-            sources=sources)
+            options=options, option_template=option_template, sources=sources)
 
     def targets_source(self, targets: frozenset[str]) -> tuple[Origin, ...]:
         hit = self._targets_src.get(targets)
@@ -166,10 +197,11 @@ class VariantExpander:
                 if lay_name not in self.layouts.broken:  # already reported where it is defined
                     self.p.add(fs.node.at("layout"), f"unknown layout {lay_name!r}{did_you_mean(lay_name, s.layouts)}")
                 return None
-            etype = {"a": a, "b": b, "c": c, "d": dd}[mat]
+            type_field = s.families[plan.inst.family].matrices[mat].type_field
+            etype = {"atype": a, "btype": b, "ctype": c, "dtype": dd}[type_field]
             if not etype:
                 self.p.add(fs.node.at("layout"), f"group {plan.node['name']!r} maps a fragment of {mat.upper()} but "
-                           f"its types give {mat.upper()} no type ({mat}type)")
+                           f"its types give {mat.upper()} no type ({type_field})")
                 return None
             ebits = s.types[etype].bits
             if fs.containers:  # each element in its type's container (e2m1 in 8 bits, say)

@@ -8,7 +8,10 @@ writes its own kernels, with real data.
 """
 from __future__ import annotations
 
+import re
+
 from ptxspec.emit import cbind
+from ptxspec.kinds import kind_of
 
 PRELUDE = """\
 #include <stdint.h>
@@ -39,11 +42,29 @@ def immediates(v, chosen: dict | None = None) -> list[str]:
     return args
 
 
+def _from_param(param: str, name: str, buf: str, off: int, pre: list, post: list) -> tuple[str, int]:
+    """The argument for a binding parameter `param` (C++) from buf[off...]: zeroed arrays for array
+    references, a local stored back for an output reference, a load for a value."""
+    m = re.fullmatch(r"(const )?(\w+) \(&\w+\)\[(\d+)\]", param)
+    if m:
+        pre.append(f"{m[2]} {name}[{m[3]}] = {{}};")
+        if not m[1]:
+            post.append(f"st1({name}, {buf} + {off});")
+        return name, off + int(m[3])
+    ctype = param.rsplit(" ", 1)[0]
+    if ctype.endswith("&"):
+        pre.append(f"{ctype[:-1]} {name} = {{}};")
+        post.append(f"memcpy({buf} + {off}, &{name}, sizeof {name});")
+        return name, off + 2
+    return f"ld1<{ctype}>({buf} + {off})", off + 2
+
+
 def call(v, buf: str = "buf", chosen: dict | None = None,
          shared: str = "smem_addr") -> tuple[list[str], str, list[str]]:
     """(declarations and loads, the call, stores) for v; operands come from buf[...] in operand order."""
     pre, args, post, arg_ops = [], [], [], []
     off = 0
+    params = {re.split(r"[^A-Za-z0-9_]+", p.split("[")[0].rstrip(")"))[-1]: p for p in cbind.binding(v.spec, v)["params"]}
     for o in v.operands:
         if o.kind in ("fragment", "descriptor", "metadata", "scale", "stride", "predicate", "address"):
             arg_ops.append(o)
@@ -64,6 +85,10 @@ def call(v, buf: str = "buf", chosen: dict | None = None,
         elif o.kind == "address":
             space = v.qualifiers.get("space", "")
             args.append(shared if space in cbind.SHARED_SPACES else f"{buf} + 4096")
+        elif not kind_of(o).constant:  # any other kind: as its binding's parameter says
+            arg_ops.append(o)
+            arg, off = _from_param(params[o.name], o.name, buf, off, pre, post)
+            args.append(arg)
     tmpl = immediates(v, chosen)
     fn = f"ptxspec::{cbind.name(v)}" + (f"<{', '.join(tmpl)}>" if tmpl else "")
     call_text = f"{fn}({', '.join(args)});"

@@ -305,7 +305,7 @@ _PLACE: dict = {}
 def _placement(spec, v, mat, maj, mode_name, choice, cursor):
     key = (v.id, mat, maj, mode_name, choice, cursor)
     if key not in _PLACE:
-        mode = S.swizzle_mode(spec, mode_name)
+        mode = S.swizzle_mode(spec, mode_name, "wgmma")
         lbo, sbo, adv = gen_wgmma._offsets(v, mat, maj, mode, choice)
         start = TARGET + cursor + adv
         lay = S.operand_layout(v, mat, maj, mode.name, start, lbo, sbo)
@@ -322,10 +322,10 @@ def _image(spec, v, imm, A, B, i):
     mats = ([("a", amaj, A)] if v.form == "desc" else []) + [("b", bmaj, B)]
     for j, (mat, maj, vals) in enumerate(mats):
         mi = (i + 2 * j + i // 4) % len(names)
-        mode = S.swizzle_mode(spec, names[mi])
+        mode = S.swizzle_mode(spec, names[mi], "wgmma")
         while gen_wgmma._k_longer_than_row(v, mat, maj, mode):
             mi = (mi + 1) % len(names)
-            mode = S.swizzle_mode(spec, names[mi])
+            mode = S.swizzle_mode(spec, names[mi], "wgmma")
         lay, desc = _placement(spec, v, mat, maj, mode.name, (i // 2 + j) % 2, cursor)
         lo, hi = lay.span()
         placed[mat] = (lay, vals, desc)

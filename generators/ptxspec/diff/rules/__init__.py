@@ -2,6 +2,7 @@
 from . import (  # noqa: F401 - imported for their @rule registrations
     arithmetic,
     definitions,
+    descriptors,
     descriptions,
     errata,
     families,

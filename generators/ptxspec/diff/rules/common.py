@@ -58,6 +58,10 @@ def definitions(d, area: str) -> Definitions:
         if area == "smem":
             return Definitions(lambda n: f"smem {n}", b.smem, h.smem, {k: (x, x.pos) for k, x in bi.smem.items()},
                                {k: (x, x.pos) for k, x in hi.smem.items()})
+        if area == "descriptor":
+            return Definitions(lambda n: f"descriptor {n[1]} of {n[0]}" if isinstance(n, tuple) else f"descriptor {n}",
+                               b.descriptors, h.descriptors, {k: (x, x.pos) for k, x in bi.descriptors.items()},
+                               {k: (x, x.pos) for k, x in hi.descriptors.items()})
         raise KeyError(area)
     return d.memo(("definitions", area), compute)
 

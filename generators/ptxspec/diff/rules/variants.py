@@ -33,7 +33,7 @@ def renamed(d):
 _COVERED_RECORD_KEYS = frozenset({
     "id", "family", "instruction", "ptx", "form", "m", "n", "k", "atype", "btype", "ctype", "dtype",
     "satfinite", "op", "sparse", "min_ptx", "targets", "requires", "regs", "operands", "selectors",
-    "metadata_nibbles"})
+    "metadata_nibbles", "options"})
 
 
 @rule("variant.changed", "warning", "another field of the variant's record changed")
@@ -56,3 +56,38 @@ def record_changed(d):
         text = ", ".join(f"{k} {short(rb.get(k), 40)} -> {short(rh.get(k), 40)}" for k in keys)
         yield Finding(f"{hv.id} record", f"{hv.id}: {text}", *d.cause("record", hv, bv),
                       summary=f"changed: {', '.join(keys)}", variant=hv, details={"fields": keys})
+
+
+def _options(v) -> dict:
+    return {(axis, value): req for axis, values in v.options.items() for value, req in values if value}
+
+
+@rule("variant.option.removed", "breaking", "an option qualifier (collector hint, .b2, ...) is no longer accepted")
+def option_removed(d):
+    for bv, hv in d.pairs.common:
+        gone = sorted(set(_options(bv)) - set(_options(hv)))
+        if gone:
+            names = ", ".join(f".{value}" for _, value in gone)
+            yield Finding(f"{hv.id} options", f"{hv.id}: option {names} removed", *d.cause("record", hv, bv),
+                          summary=f"option {names} removed", variant=hv, details={"options": [v for _, v in gone]})
+
+
+@rule("variant.option.added", "info", "a variant accepts a new option qualifier")
+def option_added(d):
+    for bv, hv in d.pairs.common:
+        new = sorted(set(_options(hv)) - set(_options(bv)))
+        if new:
+            names = ", ".join(f".{value}" for _, value in new)
+            yield Finding(f"{hv.id} options", f"{hv.id}: option {names} added", *d.cause("record", hv, bv),
+                          summary=f"option {names} added", variant=hv, details={"options": [v for _, v in new]})
+
+
+@rule("variant.option.requirement", "warning", "where an option qualifier is accepted changed")
+def option_requirement(d):
+    for bv, hv in d.pairs.common:
+        ob, oh = _options(bv), _options(hv)
+        moved = sorted(k for k in set(ob) & set(oh) if ob[k].intersect(bv.requirement) != oh[k].intersect(hv.requirement))
+        if moved:
+            names = ", ".join(f".{value}" for _, value in moved)
+            yield Finding(f"{hv.id} option requirements", f"{hv.id}: where option {names} is accepted changed",
+                          *d.cause("record", hv, bv), summary=f"option {names}: requirement changed", variant=hv)

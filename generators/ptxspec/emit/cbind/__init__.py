@@ -87,7 +87,8 @@ def build(spec: Spec) -> dict[str, bytes]:
     conds, guard_of = guard_table(spec)
     files = {"c/ptxspec_common.h": render(
         "ptxspec_common.h.j2", guards=sorted(conds.items()), layouts=common.layouts(spec),
-        sparsities=common.sparsities(spec), scale_maps=common.scale_maps(spec), smem=common.shared_memory(spec))}
+        sparsities=common.sparsities(spec), scale_maps=common.scale_maps(spec), smem=common.shared_memory(spec),
+        descriptors=common.bit_descriptors(spec))}
     families = sorted({v.family for v in spec.variants})
     for fam in families:
         files[f"c/ptxspec_{fam}.h"] = family_header(spec, fam, [v for v in spec.variants if v.family == fam], guard_of)

@@ -50,18 +50,19 @@ def operand_doc(spec: Spec, v: Variant, o: Operand) -> str:
     return kind_of(o).c_doc(o, v) + opt
 
 
-_FORM_TEXT = {"reg": " (A from registers)", "desc": " (A from a shared-memory descriptor)"}
-
-
 def function(spec: Spec, v: Variant, guard: str) -> dict:
     """The view of v's function: one overload, and one without the optional operands where PTX
     lets a statement leave some out."""
     overloads = [binding(spec, v)]
     if any(o.optional for o in v.operands):
         overloads.append(binding(spec, v, optional=False))
-    return {"name": name(v), "ptx": v.ptx, "form": _FORM_TEXT.get(v.form, ""), "guard": guard,
-            "requires": requirement_text(spec, v), "docs": [operand_doc(spec, v, o) for o in v.operands],
-            "overloads": overloads}
+    form = spec.families[v.family].forms.get(v.form, "") if v.form else ""
+    docs = [operand_doc(spec, v, o) for o in v.operands]
+    for axis, values in v.options.items():
+        docs.append(f"option {axis}: " + ", ".join(f".{value}" for value, _ in values if value) +
+                    " (a qualifier the opcode may add; not bound here, see variant_options)")
+    return {"name": name(v), "ptx": v.ptx, "form": f" ({form})" if form else "", "guard": guard,
+            "requires": requirement_text(spec, v), "docs": docs, "overloads": overloads}
 
 
 def traits(spec: Spec, v: Variant) -> dict:

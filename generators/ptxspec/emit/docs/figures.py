@@ -28,7 +28,7 @@ import numpy as np
 
 from ...fragments import FragmentLayout, FragmentMap, ScaleMap, Sparsity
 from ...kinds import kind_of
-from ...model import SharedMemory, SwizzleMode, Variant
+from ...model import BitDescriptor, DescriptorLayout, SharedMemory, SwizzleMode, Variant
 from .. import svg
 
 ROLE_TITLES = {"a": "A", "b": "B", "c": "C", "d": "D", "sparse-a": "packed sparse A"}
@@ -106,6 +106,7 @@ class FragFigure(MapFigure):
     covers: list[dict] = field(default_factory=list)  # shape parameters of every instance it stands for
     period: int | None = None  # columns per repeat
     period_elements: int | None = None  # elements per thread per repeat
+    period_n: int | None = None  # N per repeat (= period where a column is one N)
     types: set[str] = field(default_factory=set)
     where: set[tuple[str, str]] = field(default_factory=set)  # (instruction, group)
     sparsities: set[Sparsity] = field(default_factory=set)  # of the variants whose packed sparse A it draws
@@ -160,13 +161,15 @@ class FragFigure(MapFigure):
         """Equal for figures whose drawings are equal (given equal captions): drawn only once."""
         fm = self.fm
         return (self.kind, fm.row.tobytes(), fm.col.tobytes(), fm.row.shape, fm.rows, fm.cols, fm.bits,
-                fm.replicas, self.period, self.period_elements, self.chunk)
+                fm.replicas, self.period, self.period_elements, self.period_n, self.chunk)
 
     def attrs(self) -> dict:
         fm = self.fm
         a = {"kind": "fragment", "threads": fm.threads, "rows": fm.rows, "cols": fm.cols, "per-reg": fm.per_reg}
         if self.period:
             a.update({"repeat-cols": self.period, "repeat-regs": self.period_regs})
+            if self.period_n and self.period_n != self.period:  # a repeat is not one column per N
+                a["repeat-n"] = self.period_n
         if fm.replicas > 1:
             a.update({"replicas": fm.replicas, "replica-regs": self.copy_regs})
         return a
@@ -303,7 +306,7 @@ class SwizzleFigure(Figure):
         out = [[0] * units for _ in range(rows)]
         for r in range(rows):
             for u in range(units):
-                a = int(sm.swizzle(a=r * mode.width + 16 * u, b=mode.b, o=0))  # pattern on its boundary
+                a = int(sm.swizzle(a=r * mode.width + 16 * u, b=mode.b, o=0, u=mode.unit))  # pattern on its boundary
                 out[(a % mode.repeat) // mode.width][(a % mode.width) // 16] = u
         return out
 
@@ -331,30 +334,51 @@ class DescriptorFigure(Figure):
         return svg.descriptor(self.smem.fields, self.bits, lines=lines, attrs=self.attrs())
 
 
+@dataclass
+class BitDescriptorFigure(Figure):
+    """One layout of a run-time descriptor operand (an instruction descriptor per .kind): its bit fields."""
+    kind: ClassVar[str] = "bitdescriptor"
+    key: str
+    family: str
+    descriptor: BitDescriptor
+    layout: DescriptorLayout
+
+    def attrs(self) -> dict:
+        return {"kind": "bitdescriptor", "family": self.family, "descriptor": self.descriptor.name,
+                "layout": self.layout.name, "bits": self.descriptor.bits}
+
+    def draw(self, lines: list[str]) -> str:
+        fields = [{"name": f.name, "lsb": f.lsb, "width": f.width} for f in self.layout.fields if f.what != "reserved"]
+        return svg.descriptor(fields, self.descriptor.bits, lines=lines, attrs=self.attrs())
+
+
 # ---------------------------------------------------------------------------------------------
 # Collectors: model -> figures
 
 
-def _periodic(instances: dict[tuple, FragmentMap]) -> tuple[int, int] | None:
-    """(period, elements per period) when every instance is the smallest one tiled along N."""
-    by_n = {dict(k)["N"]: fm for k, fm in instances.items()}
-    ns = sorted(by_n)
-    p = ns[0]
+def _periodic(instances: dict[tuple, FragmentMap]) -> tuple[int, int, int] | None:
+    """(N, columns, elements per thread) of one repeat when every instance is the smallest one tiled
+    along N (the instances differ in N only), else None."""
+    keys = [dict(k) for k in instances]
+    if "N" not in keys[0] or len({tuple((a, b) for a, b in k.items() if a != "N") for k in keys}) != 1:
+        return None
+    by_n = {k["N"]: fm for k, fm in zip(keys, instances.values())}
+    p = min(by_n)
     base = by_n[p]
-    ep = base.elements
+    ep, cp = base.elements, base.cols
     if ep % base.per_reg:
         return None
     for n, fm in by_n.items():
         reps = n // p
-        if n % p or fm.cols != n or fm.rows != base.rows or fm.elements != ep * reps:
+        if n % p or fm.cols != cp * reps or fm.rows != base.rows or fm.elements != ep * reps:
             return None
         rows = fm.row.reshape(fm.threads, reps, ep)
         cols = fm.col.reshape(fm.threads, reps, ep)
         if not (rows == base.row[:, None, :]).all():
             return None
-        if not (cols == base.col[:, None, :] + p * np.arange(reps)[None, :, None]).all():
+        if not (cols == base.col[:, None, :] + cp * np.arange(reps)[None, :, None]).all():
             return None
-    return p, ep
+    return p, cp, ep
 
 
 @dataclass
@@ -399,15 +423,16 @@ def collect_fragments(spec, family: str, variants, figs: Figures) -> None:
         insts = groups[(role, lname, bits)]
         layout = spec.layouts[lname]
         fm_of = {k: fms[(lname, bits, k)] for k in insts}
-        per = _periodic(fm_of) if len(insts) > 1 and layout.shape_names == ("N",) else None
+        per = _periodic(fm_of) if len(insts) > 1 else None
         stem = f"{role}-{lname}-{bits}bit"
         drawn = []
         if per:
-            p, ep = per
-            ns = {dict(k)["N"] for k in insts}
-            key = (("N", 2 * p if 2 * p in ns else p),)
+            pn, p, ep = per
+            n0 = min(dict(k)["N"] for k in insts)
+            pick = {dict(k)["N"]: k for k in insts}
+            key = pick.get(2 * n0, pick[n0])  # two repeats drawn
             fig = FragFigure(stem, family, role, layout, bits, fm_of[key], dict(key),
-                             [dict(k) for k in sorted(insts)], p, ep)
+                             [dict(k) for k in sorted(insts)], p, ep, pn)
             drawn = [(fig, list(insts))]
         else:
             for k in sorted(insts):
@@ -481,7 +506,14 @@ def collect_smem(spec, family: str, variants, figs: Figures) -> None:
     figs.descriptor.append(DescriptorFigure(f"{family}-descriptor", family, sm))
 
 
-FIGURE_KINDS = (collect_fragments, collect_metadata, collect_scales, collect_smem)
+def collect_descriptors(spec, family: str, variants, figs: Figures) -> None:
+    for (fam, name), d in sorted(spec.descriptors.items()):
+        if fam == family:
+            figs.other += [BitDescriptorFigure(f"{family}-{name}-{file_name(lay.name)}", family, d, lay)
+                           for lay in d.layouts]
+
+
+FIGURE_KINDS = (collect_fragments, collect_metadata, collect_scales, collect_smem, collect_descriptors)
 
 
 def collect(spec, family: str, variants) -> Figures:

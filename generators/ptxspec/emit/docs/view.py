@@ -78,18 +78,33 @@ def variant_table(spec: Spec, variants: list[Variant], status: dict[str, tuple])
     return Table(headers, rows)
 
 
-def _covered(vs, total, per_inst, several) -> list[str]:
+def _part(gv, members) -> list[str]:
+    """What sets some variants of a group apart: their type pairs, else the qualifiers (or forms)
+    they all have and the rest of the group lacks, else those they all lack."""
+    combos = sorted({".".join(t for t in (v.atype, v.btype) if t) for v in gv})
+    if any(combos):
+        return combos
+    def marks(v):
+        return set(qualifiers(v)) | ({f"{v.form} form"} if v.form else set())
+    every = set.intersection(*map(marks, members))
+    have = set.intersection(*map(marks, gv)) - every
+    if have:
+        return sorted(have)
+    lack = set.union(*map(marks, members)) - set.union(*map(marks, gv))
+    return ["without " + " ".join(sorted(lack))] if lack else []
+
+
+def _covered(vs, members, per_inst, several) -> list[str]:
     """Which variants a requirement covers: whole instructions, groups, or type pairs of a group."""
     groups = defaultdict(list)
     for v in vs:
         groups[(v.instruction, v.group)].append(v)
     parts = defaultdict(list)  # instruction -> its groups (with type pairs where only some)
     for (inst, g), gv in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[1][0].pos.line)):
-        if len(gv) == total[(inst, g)]:
+        if len(gv) == len(members[(inst, g)]):
             parts[inst].append(g)
         else:
-            combos = sorted({".".join(t for t in (v.atype, v.btype) if t) for v in gv})
-            parts[inst].append(f"{g} ({', '.join(combos)})")
+            parts[inst].append(f"{g} ({', '.join(_part(gv, members[(inst, g)]))})")
     text = []
     for inst, gs in parts.items():
         whole = sum(len(gv) for (i, _), gv in groups.items() if i == inst) == per_inst[inst]
@@ -106,7 +121,9 @@ def requirement_table(spec: Spec, variants: list[Variant]) -> Table:
     for v in variants:
         by_req[v.requirement].append(v)
     targets = spec.sort_targets({t for v in variants for t in v.requirement.targets})
-    total = Counter((v.instruction, v.group) for v in variants)
+    members = defaultdict(list)
+    for v in variants:
+        members[(v.instruction, v.group)].append(v)
     per_inst = Counter(v.instruction for v in variants)
     rows = []
     for req, vs in sorted(by_req.items(), key=lambda kv: (kv[0].min_ptx, requirement_key(kv[0]))):
@@ -115,7 +132,7 @@ def requirement_table(spec: Spec, variants: list[Variant]) -> Table:
             first, until = req.first_ptx(spec.targets[t]), req.until(spec.targets[t])
             last = spec.previous_version(until) if until else None
             cells.append(DASH if not first else f"{first} to {last}" if last else str(first))
-        rows.append(["; ".join(_covered(vs, total, per_inst, len(per_inst) > 1)), len(vs)] + cells)
+        rows.append(["; ".join(_covered(vs, members, per_inst, len(per_inst) > 1)), len(vs)] + cells)
     return Table(["variants", "count"] + targets, rows)
 
 
@@ -229,6 +246,26 @@ class GroupView:
     @cached_property
     def qualifiers(self) -> list[str]:
         return sorted({q for v in self._vs for q in qualifiers(v)})
+
+    @cached_property
+    def options(self) -> list[dict]:
+        """Per option axis: its values, each with where it narrows the variant's requirement."""
+        spec = self.fam.spec
+        out = {}
+        for v in self._vs:
+            for axis, values in v.options.items():
+                vals = out.setdefault(axis, {})
+                for value, req in values:
+                    if not value:
+                        continue
+                    both = req.intersect(v.requirement)
+                    narrowed = both != v.requirement.intersect(v.requirement)
+                    where = ", ".join(f"PTX {c.ptx} {'/'.join(spec.sort_targets(c.targets))}" for c in both.clauses)
+                    vals.setdefault(value, set()).add(where if narrowed else "")
+        axes = self.fam.model.axes
+        return [{"axis": axis, "description": axes[axis].description if axis in axes else "",
+                 "choices": [(value, sorted(w for w in wheres if w)) for value, wheres in vals.items()]}
+                for axis, vals in out.items()]
 
     @cached_property
     def qualifiers_optional(self) -> bool:
@@ -369,6 +406,7 @@ class FamilyView:
         self.variants = [v for v in spec.variants if v.family == name]
         self.figs = F.collect(spec, name, self.variants)
         self.smem = spec.smem.get(name)
+        self.descriptors = [d for (fam, _), d in sorted(spec.descriptors.items()) if fam == name]
         self.errata = [e for e in spec.errata if e.family == name]
 
     @cached_property
@@ -454,11 +492,37 @@ class FamilyView:
     def swizzle_figure(self, mode) -> F.SwizzleFigure:
         return next(f for f in self.figs.swizzle if f.mode is mode)
 
+    # -- descriptors page -----------------------------------------------------------------------
+    def descriptor_figure(self, layout) -> F.BitDescriptorFigure:
+        return next(f for f in self.figs.other if isinstance(f, F.BitDescriptorFigure) and f.layout is layout)
+
+    def descriptor_values(self, f) -> str:
+        """What a field holds: its codes per kind, its encode and legal inputs, or its fixed value."""
+        if f.what == "reserved":
+            return f"reserved, {f.reserved}"
+        if f.what == "codes":
+            return "; ".join((f"{sel}: " if sel else "") + ", ".join(f"{v} = {c}" for v, c in table.items())
+                             for sel, table in f.codes.items())
+        legal = "; ".join((f"{sel}: " if sel else "other kinds: " if len(f.legal) > 1 else "") + ", ".join(map(str, v))
+                          for sel, v in f.legal.items())
+        return f"`{f.encode.source}` of x" + (f" (x in {legal})" if legal else "")
+
+    def descriptor_shapes(self, d) -> list[list]:
+        rows = []
+        for sh in d.shapes:
+            def ns(n):
+                steps = {b - a for a, b in zip(n, n[1:])}
+                return f"{n[0]}..{n[-1]} step {steps.pop()}" if len(n) > 3 and len(steps) == 1 else ", ".join(map(str, n))
+            rows.append([", ".join(sh.selectors), sh.cta_group, "yes" if sh.ws else "no", ", ".join(map(str, sh.m)),
+                         ns(sh.n), ", ".join(map(str, sh.m_sparse)) if sh.m_sparse else "as dense",
+                         ns(sh.n_sparse) if sh.n_sparse else "as dense"])
+        return rows
+
     @cached_property
     def pages(self) -> list[str]:
         """The family's pages besides the instruction pages, in link order."""
         return ["fragments"] + (["sparsity"] if self.has_sparsity else []) + (["scale"] if self.scales else []) + \
-            (["smem"] if self.smem else []) + ["errata"]
+            (["smem"] if self.smem else []) + (["descriptors"] if self.descriptors else []) + ["errata"]
 
 
 # ---------------------------------------------------------------------------------------------

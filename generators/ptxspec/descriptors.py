@@ -1,0 +1,143 @@
+"""Run-time descriptor operands as data (spec/descriptors/*.yaml): tcgen05.mma's instruction
+descriptor. Everything is evaluated from the spec's fields (bit positions, `encode` formulas,
+per-kind codes, legal inputs) and shapes; no field constant lives here.
+
+    from ptxspec import descriptors as D
+    d = D.encode(spec, "kind::f16", m=128, n=256, dtype="f32", atype="f16", btype="f16")
+    D.decode(spec, "kind::f16", d)      # {'m': 128, 'n': 256, 'dtype': 'f32', ..., 'problems': []}
+    D.shapes(spec, "kind::f16", "cta_group::1")   # (M values, N values, K)
+
+Field inputs: a number field takes the number it describes (m=128, n=256, a_scale_id=2); a code
+field takes the name of a value (atype="bf16", sparse="sparse"); reserved fields are always
+their value. A field left out takes its only legal value, or 0 where 0 is legal (a code field:
+the value whose code is 0); M and N have no default.
+"""
+from __future__ import annotations
+
+__all__ = ["descriptor", "encode", "decode", "shapes", "DescriptorError"]
+
+
+class DescriptorError(ValueError):
+    """A value the descriptor's layout cannot hold, or one the spec does not allow."""
+
+
+def descriptor(spec, family: str = "tcgen05", name: str = "idesc"):
+    try:
+        return spec.descriptors[(family, name)]
+    except KeyError:
+        raise KeyError(f"the spec describes no descriptor {name!r} of family {family!r} "
+                       f"(it has {sorted(spec.descriptors)})") from None
+
+
+def _inverse(f):
+    from .smem import _invert
+    return _invert(f.name, f.encode, f.width)
+
+
+def _number(f, x: int) -> int:
+    code = int(f.encode(x=x))
+    if x < 0 or code < 0 or code >> f.width or _decode_number(f, code) != x:
+        raise DescriptorError(f"field {f.name}: {x} cannot be encoded in {f.width} bits ({f.description})")
+    return code
+
+
+def _decode_number(f, code: int) -> int:
+    return sum(1 << vb for fb, vb in _inverse(f) if (code >> fb) & 1)
+
+
+def _default(f, selector: str):
+    if f.what == "codes":
+        codes = f.codes_for(selector)
+        if len(codes) == 1:
+            return next(iter(codes))
+        zero = [name for name, code in codes.items() if code == 0]
+        return zero[0] if zero else None
+    legal = f.legal_for(selector)
+    if legal is None:
+        return None
+    return legal[0] if len(legal) == 1 else 0 if 0 in legal else None
+
+
+def shapes(spec, selector: str, cta_group: str, ws: bool = False, sparse: bool = False,
+           family: str = "tcgen05", name: str = "idesc"):
+    """(legal M values, legal N values, K) for a kind, CTA group, .ws and sparsity; None when the
+    spec lists no such combination."""
+    d = descriptor(spec, family, name)
+    for sh in d.shapes:
+        if selector in sh.selectors and sh.cta_group == cta_group and sh.ws == ws:
+            m = sh.m_sparse if sparse and sh.m_sparse else sh.m
+            n = sh.n_sparse if sparse and sh.n_sparse else sh.n
+            k = d.k.get(selector)
+            return m, n, (k * 2 if sparse and k else k)
+    return None
+
+
+def encode(spec, selector: str, *, family: str = "tcgen05", name: str = "idesc", cta_group: str | None = None,
+           ws: bool = False, **values) -> int:
+    """The descriptor for a kind (`selector`) from field inputs. With `cta_group`, M and N are
+    also checked against the shapes the spec allows for it (and for .ws)."""
+    d = descriptor(spec, family, name)
+    lay = d.layout(selector)
+    known = {f.name for f in lay.fields if f.what != "reserved"}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise DescriptorError(f"{selector}: no field {', '.join(unknown)} (fields: {', '.join(sorted(known))})")
+    word = 0
+    for f in lay.fields:
+        if f.what == "reserved":
+            word |= f.reserved << f.lsb
+            continue
+        value = values.get(f.name, _default(f, selector))
+        if value is None:
+            raise DescriptorError(f"{selector}: field {f.name} needs a value ({f.description})")
+        if f.what == "codes":
+            codes = f.codes_for(selector)
+            if value not in codes:
+                raise DescriptorError(f"{selector}: {f.name} {value!r} is not one of {sorted(codes)}")
+            code = codes[value]
+        else:
+            legal = f.legal_for(selector)
+            if legal is not None and int(value) not in legal:
+                raise DescriptorError(f"{selector}: {f.name} = {value} is not one of {list(legal)}")
+            code = _number(f, int(value))
+        word |= code << f.lsb
+    if cta_group is not None:
+        sparse = values.get("sparse") == "sparse"
+        allowed = shapes(spec, selector, cta_group, ws, sparse, family, name)
+        if allowed is None:
+            raise DescriptorError(f"{selector} has no shapes with {cta_group}{' and .ws' if ws else ''}")
+        m, n, _ = allowed
+        if values.get("m") not in m or values.get("n") not in n:
+            raise DescriptorError(f"{selector}, {cta_group}{', .ws' if ws else ''}{', sparse' if sparse else ''}: "
+                                  f"M = {values.get('m')}, N = {values.get('n')} is not a legal shape "
+                                  f"(M in {list(m)}, N in {n[0]}..{n[-1]})")
+    return word
+
+
+def decode(spec, selector: str, word: int, family: str = "tcgen05", name: str = "idesc") -> dict:
+    """Field values of a descriptor for a kind (numbers decoded, codes named; an unknown code is
+    left as its number), and `problems`: what the spec's layout does not allow in it."""
+    d = descriptor(spec, family, name)
+    lay = d.layout(selector)
+    word = int(word)
+    out: dict = {}
+    problems = []
+    for f in lay.fields:
+        code = (word >> f.lsb) & ((1 << f.width) - 1)
+        if f.what == "reserved":
+            if code != f.reserved:
+                problems.append(f"{f.name} (bits {f.lsb}..{f.lsb + f.width - 1}) is {code}, not {f.reserved}")
+            continue
+        if f.what == "codes":
+            names = {c: n for n, c in f.codes_for(selector).items()}
+            out[f.name] = names.get(code, code)
+            if code not in names:
+                problems.append(f"{f.name}: code {code} means nothing for {selector}")
+            continue
+        x = _decode_number(f, code)
+        out[f.name] = x
+        legal = f.legal_for(selector)
+        if legal is not None and x not in legal:
+            problems.append(f"{f.name} = {x} is not one of {list(legal)} for {selector}")
+    out["problems"] = problems
+    return out

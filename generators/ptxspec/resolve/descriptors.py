@@ -1,0 +1,126 @@
+"""spec/descriptors/*.yaml -> BitDescriptor: a run-time descriptor operand's layouts and shapes.
+
+Checked here: the family and its selector axis exist, every selector value a layout names is a
+value of that axis and has one layout; the fields of a layout tile its bits exactly; number
+fields' `encode` formulas are bit routings (so they invert) whose legal inputs fit; codes fit
+their fields; the shapes name known selector values and CTA groups.
+"""
+from __future__ import annotations
+
+from ..expr import ExprError
+from ..kinds import int_set
+from ..model import BitDescriptor, DescriptorField, DescriptorLayout, DescriptorShape, Family
+from ..source import Document
+from .base import Context
+
+
+def _per_selector(raw, known: set[str], where, ctx: Context, what: str) -> dict:
+    """A value given for every selector, or per selector value (`default`: the others) -> {sel or '': value}."""
+    if isinstance(raw, dict) and raw and all(k in known or k == "default" for k in raw):
+        return {("" if k == "default" else k): v for k, v in raw.items()}
+    if isinstance(raw, dict) and any(k.startswith("kind::") or k == "default" for k in raw):
+        bad = sorted(k for k in raw if k not in known and k != "default")
+        ctx.p.add(where, f"{what}: {', '.join(bad)} is not a selector value of this layout ({', '.join(sorted(known))})")
+        return {}
+    return {"": raw}
+
+
+def _field(ctx: Context, f, known: set[str], bits: int, pos) -> DescriptorField | None:
+    from ..smem import _invert
+    name, lsb, width = f["name"], f["lsb"], f["width"]
+    if lsb + width > bits:
+        ctx.p.add(f.at("width"), f"field {name} runs past bit {bits - 1}")
+        return None
+    if "reserved" in f:
+        if f["reserved"] >> width:
+            ctx.p.add(f.at("reserved"), f"field {name}: {f['reserved']} does not fit in {width} bits")
+        return DescriptorField(name, lsb, width, f["description"], reserved=f["reserved"])
+    if "codes" in f:
+        codes = _per_selector(f["codes"], known, f.at("codes"), ctx, "codes")
+        for sel, table in codes.items():
+            if not isinstance(table, dict):
+                ctx.p.add(f.at("codes"), f"field {name}: codes for {sel or 'every kind'} must be a map name -> code")
+                return None
+            for value, code in table.items():
+                if code >> width:
+                    ctx.p.add(f.at("codes"), f"field {name}: code {code} of {value!r} does not fit in {width} bits")
+        return DescriptorField(name, lsb, width, f["description"], codes=codes)
+    enc = ctx.formula(f, "encode", frozenset({"x"}), pos)
+    if enc is None:
+        return None
+    try:
+        _invert(name, enc, width)
+    except (ValueError, ExprError) as exc:
+        ctx.p.add(f.at("encode"), str(exc))
+        return None
+    legal = {sel: tuple(int_set(v)) for sel, v in _per_selector(f.get("legal"), known, f.at("name"), ctx,
+                                                                 "legal").items() if v is not None}
+    for sel, values in legal.items():
+        for x in values:
+            code = int(enc(x=x))
+            if code >> width or code < 0:
+                ctx.p.add(f.at("legal"), f"field {name}: legal input {x} encodes to {code:#x}, wider than {width} bits")
+    return DescriptorField(name, lsb, width, f["description"], encode=enc, legal=legal)
+
+
+def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, Family]) -> dict:
+    out = {}
+    for doc in docs:
+        d = doc.data
+        if not ctx.known(d, "family", families, "family"):
+            continue
+        fam = families[d["family"]]
+        from ..kinds import KINDS
+        if d["operand_kind"] not in KINDS:
+            ctx.p.add(d.at("operand_kind"), f"unknown operand kind {d['operand_kind']!r}")
+        axis = fam.axes.get(d["selector"])
+        if axis is None:
+            ctx.p.add(d.at("selector"), f"selector {d['selector']!r} is no qualifier axis of family {fam.name}")
+            continue
+        values = {v for v in axis.values if v}
+        seen: dict[str, str] = {}
+        layouts = []
+        for i, lay in enumerate(d["layouts"]):
+            where = d["layouts"][i]
+            for sel in lay["kinds"]:
+                if sel not in values:
+                    ctx.p.add(where.at("kinds"), f"{sel!r} is not a value of axis {axis.name}")
+                elif sel in seen:
+                    ctx.p.add(where.at("kinds"), f"{sel!r} has two layouts ({seen[sel]} and {lay['name']})")
+                seen[sel] = lay["name"]
+            fields, used = [], 0
+            for j, f in enumerate(lay["fields"]):
+                mask = ((1 << f["width"]) - 1) << f["lsb"]
+                if used & mask:
+                    ctx.p.add(lay["fields"].at(j), f"field {f['name']} overlaps another field")
+                used |= mask
+                got = _field(ctx, lay["fields"][j], set(lay["kinds"]), d["bits"], d.pos)
+                if got is not None:
+                    fields.append(got)
+            if used != (1 << d["bits"]) - 1:
+                free = [b for b in range(d["bits"]) if not (used >> b) & 1]
+                ctx.p.add(where.at("fields"), f"layout {lay['name']}: bits {free} belong to no field "
+                                              "(write reserved fields out)")
+            layouts.append(DescriptorLayout(lay["name"], lay.get("manual", ""), tuple(lay["kinds"]),
+                                            tuple(sorted(fields, key=lambda f: f.lsb))))
+        shapes = []
+        cta = fam.axes.get("cta_group")
+        for i, sh in enumerate(d.get("shapes", [])):
+            for sel in sh["kinds"]:
+                if sel not in seen:
+                    ctx.p.add(d["shapes"][i].at("kinds"), f"{sel!r} has no layout")
+            if cta is None or sh["cta_group"] not in cta.values:
+                ctx.p.add(d["shapes"][i].at("cta_group"), f"{sh['cta_group']!r} is not a value of axis cta_group")
+            ms, ns = (tuple(int_set(sh[key])) if key in sh else None for key in ("m_sparse", "n_sparse"))
+            shapes.append(DescriptorShape(tuple(sh["kinds"]), sh["cta_group"], sh["ws"], tuple(int_set(sh["m"])),
+                                          tuple(int_set(sh["n"])), ms, ns))
+        k = dict(d.get("k", {}))
+        for sel in k:
+            if sel not in seen:
+                ctx.p.add(d.at("k"), f"k: {sel!r} has no layout")
+        key = (d["family"], d["name"])
+        if key in out:
+            ctx.p.add(d.at("name"), f"descriptor {d['name']} of {d['family']} is defined twice")
+        out[key] = BitDescriptor(d["family"], d["name"], d["operand_kind"], d["manual"], d["bits"],
+                                 d["description"], d["selector"], layouts, shapes, k, d.pos)
+    return out
