@@ -1,0 +1,71 @@
+"""The tcgen05.ld/st device harness for sm_100a (tests/device/tcgen05) is ready to run, though no
+sm_100a GPU has run it:
+
+* its kernels (one per tcgen05.ld and tcgen05.st variant of the spec) compile with the wheel's
+  nvcc for sm_100a, the host driver links, and every kernel's machine code moves data to and from
+  tensor memory (LDTM and STTM);
+* its checker works without a GPU: the results a device following the spec's maps would return
+  compare with 0 mismatches for every variant, and one misplaced register is caught.
+"""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "device" / "tcgen05"))
+import tmemgen  # noqa: E402
+
+from ptxspec.ptxas import PtxasNotFound, find_ptxas  # noqa: E402
+
+
+def _tool(name):
+    try:
+        path = Path(find_ptxas()).with_name(name)
+    except PtxasNotFound:
+        pytest.skip("the nvidia-cuda-nvcc wheel is not installed")
+    if not path.is_file():
+        pytest.skip(f"no {name} beside ptxas")
+    return str(path)
+
+
+def test_kernels_compile_and_link_for_sm100a(spec, tmp_path):
+    nvcc = _tool("nvcc")
+    jobs = tmemgen.sources(spec, tmp_path)
+    assert len(jobs) == len(tmemgen.variants(spec)) == 148
+    arch = ["-gencode", "arch=compute_100a,code=sm_100a"]
+    proc = subprocess.run([nvcc, *arch, "-O1", "-Werror", "all-warnings", "-c", str(tmp_path / "tmem_kernels.cu"),
+                           "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    exe = tmp_path / "tmem_run"
+    proc = subprocess.run([nvcc, *arch, "-O1", str(HERE / "device" / "tcgen05" / "tmem_host.cu"), str(tmp_path / "k.o"),
+                           "-o", str(exe)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    sass = subprocess.run([_tool("cuobjdump"), "-sass", str(exe)], capture_output=True, text=True).stdout
+    functions = re.split(r"\n\s*Function : ", sass)[1:]
+    assert len(functions) == len(jobs)
+    assert all("LDTM" in f and "STTM" in f for f in functions)
+
+
+def test_checker_without_a_gpu(spec, tmp_path):
+    ideal = tmemgen.ideal_results(spec)
+    tmemgen.write_results(tmp_path / "results.bin", ideal)
+    back = tmemgen.read_results(tmp_path / "results.bin")
+    report = tmemgen.check(spec, back)
+    assert len(report) == 148
+    assert all(r["ran"] and r["mismatches"] == 0 and r["problem_count"] == 0 for r in report.values())
+    # one register of one thread of a load, and one cell of a store, in the wrong place
+    vs = tmemgen.variants(spec)
+    ld = next(i for i, v in enumerate(vs) if v.instruction == "tcgen05.ld" and v.n == 2 and "16x256b" in v.id)
+    st = next(i for i, v in enumerate(vs) if v.instruction == "tcgen05.st" and v.n == 4 and "16x64b" in v.id)
+    w = back[ld][1].copy()
+    w[5, [0, 1]] = w[5, [1, 0]]
+    back[ld] = (0, w)
+    w = back[st][1].copy()
+    w[3, [0, 1]] = w[3, [1, 0]]
+    back[st] = (0, w)
+    report = tmemgen.check(spec, back)
+    bad = {k: r["mismatches"] for k, r in report.items() if r["mismatches"]}
+    assert bad == {vs[ld].id: 2, vs[st].id: 2}
