@@ -176,7 +176,7 @@ def _emit_variants(db, args) -> int:
     for row in rows:
         row = list(row)
         for i in where:
-            row[i] = _cell(json.loads(row[i])) if row[i] is not None else ""
+            row[i] = _cell(db.json_cell(row[i], columns[i], row[0])) if row[i] is not None else ""
         cells.append(row)
     if args.format == "csv":
         if cells:

@@ -54,6 +54,15 @@ class LoaderQueries:
     """The queries on the movement tables (fragment_loaders), which Database answers too."""
 
     conn: sqlite3.Connection
+    name: str
+
+    def json_cell(self, text: str, column: str, row_id=None):
+        """A JSON column's value; a damaged one is a clear error, never a traceback."""
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):
+            raise QueryError(f"{self.name}: column {column} of {row_id or 'a row'} "
+                             "is not valid JSON: the file is damaged; run `ptxspec build`") from None
 
     def loaders(self, variant_id: str, operand: str, storage: str | None = None,
                 direction: str | None = None) -> list[dict]:
@@ -73,7 +82,7 @@ class LoaderQueries:
                 params.append(value)
         rows = self.conn.execute("SELECT * FROM fragment_loaders WHERE " + " AND ".join(clauses)
                                  + " ORDER BY storage DESC, direction, status DESC, instructions, form", params)
-        return [dict(r, variants=json.loads(r["variants"])) for r in rows]
+        return [dict(r, variants=self.json_cell(r["variants"], "variants", r["variant_id"])) for r in rows]
 
 
 class Database(LoaderQueries):
@@ -317,11 +326,7 @@ class Database(LoaderQueries):
         out = dict(row)
         for key in decode:
             if isinstance(out.get(key), str):
-                try:
-                    out[key] = json.loads(out[key])
-                except (ValueError, RecursionError):
-                    raise QueryError(f"{self.name}: column {key} of {out.get('id') or out.get('variant_id') or 'a row'} "
-                                     "is not valid JSON: the file is damaged; run `ptxspec build`") from None
+                out[key] = self.json_cell(out[key], key, out.get("id") or out.get("variant_id"))
         for key in BOOLEAN_COLUMNS:
             if key in out:
                 out[key] = bool(out[key])
