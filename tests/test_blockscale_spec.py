@@ -60,7 +60,8 @@ def test_database_scale_factors_are_the_manual_figures(spec, db):
         assert got == manual_rows(v), v.id
     described = {r[0] for r in db.execute("SELECT column_name FROM descriptions WHERE object = 'scale_factors'")}
     assert {"row", "col", "thread", "byte", "k_block", "byte_id", "thread_id"} <= described
-    unscaled = [v.id for v in spec.variants if v.qualifiers.get("kind") and not v.qualifiers.get("block_scale")]
+    unscaled = [v.id for v in spec.variants if v.qualifiers.get("kind") and not v.qualifiers.get("block_scale")
+                and nm.computes_product(v)]
     assert not db.execute("SELECT count(*) FROM scale_factors WHERE variant_id = ?", (unscaled[0],)).fetchone()[0]
 
 
@@ -83,7 +84,7 @@ def test_query_who_holds_a_scale_and_what_a_byte_covers():
 
 
 def test_numerics_status_models_every_kind_variant(spec, db):
-    kinds = [v for v in spec.variants if v.qualifiers.get("kind")]
+    kinds = [v for v in spec.variants if v.qualifiers.get("kind") and nm.computes_product(v)]
     assert len(kinds) == 290
     status = dict(db.execute("SELECT variant_id, status FROM numerics_status"))
     assert {status[v.id] for v in kinds} == {nm.UNMEASURED["published"]} == {bs.STATUS}
@@ -104,7 +105,7 @@ def test_kind_params_are_the_spec_rules(spec):
     spec/numerics.yaml; they must agree for every .kind variant."""
     for v in spec.variants:
         kind = v.qualifiers.get("kind")
-        if kind:
+        if kind and nm.computes_product(v):
             want = bs.from_numerics(nm.params(v))
             got = bs.kind_params(kind.removeprefix("kind::"), bool(v.qualifiers.get("block_scale")), v.dtype)
             assert (got.path, got.F, got.round, got.zero_exp) == (want.path, want.F, want.round, want.zero_exp), v.id
@@ -220,7 +221,7 @@ def test_docs_show_the_status_beside_each_kind_variant(spec):
             m = re.match(r"\| `([^`]+)` \|", line)
             if m:
                 rows[m[1]] = (line, text)
-    kinds = [v for v in spec.variants if v.qualifiers.get("kind")]
+    kinds = [v for v in spec.variants if v.qualifiers.get("kind") and nm.computes_product(v)]
     for v in kinds:
         line, _ = rows[v.ptx]
         cells = [c.strip() for c in line.strip("|").split("|")]

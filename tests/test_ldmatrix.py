@@ -98,7 +98,8 @@ def test_x8_is_a_ptxas_defect_not_a_form(spec):
     the spec has no such variant."""
     ok, _ = ptxas.judge(["ldmatrix.sync.aligned.m8n8.x8.shared.b16 {%r0}, [%rd0];"], "9.5", "sm_90a")
     assert ok == [True]
-    assert not any(".x8." in v.ptx or ".x16." in v.ptx for v in spec.variants)
+    assert not any(".x8." in v.ptx or ".x16." in v.ptx for v in spec.variants
+                   if v.instruction in ("ldmatrix", "stmatrix"))  # (tcgen05.ld has its own .x8/.x16 .num)
 
 
 def _transcribed(v):

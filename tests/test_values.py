@@ -20,7 +20,8 @@ DTYPE = {"f64": np.float64, "f32": np.float32, "tf32": np.float32, "f16": np.flo
          "u4": ml_dtypes.uint4, "b1": np.bool_,
          # untyped bits of the matrix movements: unsigned integers of (at least) their width
          "b16": np.uint16, "b8": np.uint8, "b8x16": np.uint8, "b6x16_p32": np.uint8,
-         "b4x16_p64": ml_dtypes.uint4}
+         "b4x16_p64": ml_dtypes.uint4, "b2": ml_dtypes.uint4,
+         "b32": np.uint32, "u32": np.uint32}
 
 
 def test_every_element_type_has_its_dtype(spec):
@@ -49,8 +50,8 @@ def test_typed_round_trip_for_every_element_type(spec):
     the ones ml_dtypes (or numpy) gives for those codes."""
     rng = np.random.default_rng(0)
     by_type = _operands_by_type(spec)
-    # scale types and ldmatrix's destination format name no fragment
-    assert {t for t, _ in by_type} >= set(spec.types) - {"ue8m0", "ue4m3", "b8x16"}
+    # scale types, ldmatrix's destination format and tcgen05.ld.spcompress's index type name no fragment
+    assert {t for t, _ in by_type} >= set(spec.types) - {"ue8m0", "ue4m3", "b8x16", "b2"}
     for (tname, slot), (v, mat) in sorted(by_type.items()):
         t = spec.types[tname]
         fm = v.fragment_map(mat)
