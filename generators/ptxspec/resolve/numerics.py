@@ -41,12 +41,24 @@ def resolve_numerics(ctx: Context, docs: list[Document], families: dict[str, Fam
 
 def check_rules_used(ctx: Context, spec) -> None:
     """A rule that no variant reaches (none matches, or earlier rules take them all) is a mistake."""
-    from ..numerics import computes_product, rule_matches
+    from ..numerics import RULE_FIELDS, computes_product, rule_matches
     reached = set()
+    seen: dict[str, set] = {}  # per field a rule may test: the values the product variants have
     for v in spec.variants:
         if computes_product(v) and not v.hardware_note:
             hit = next((i for i, r in enumerate(spec.numerics) if rule_matches(r.when, v)), None)
             reached.add(hit)
+            for key in RULE_FIELDS:
+                seen.setdefault(key, set()).add(getattr(v, key))
+            for key, value in v.qualifiers.items():
+                seen.setdefault(key, {""}).add(value)
+    for r in spec.numerics:  # a value no variant has is a typo (a stray line break made 's8' 's 8')
+        for key, want in r.when.items():
+            for i, x in enumerate(want if isinstance(want, list) else [want]):
+                if x not in seen.get(key, {""}):
+                    have = sorted(map(str, seen.get(key, {""})))
+                    ctx.p.add(r.pos, f"numerics rule tests {key} = {x!r}, which no variant has"
+                              f"{did_you_mean(str(x), have)}")
     for i, r in enumerate(spec.numerics):
         if i not in reached:
             ctx.p.add(r.pos, f"numerics rule {i + 1} ({r.model}) applies to no variant: none matches {r.when}, or "
