@@ -980,7 +980,7 @@ case("numerics_rule_value_no_variant_has",
      "A carriage return inside a numerics rule's flow list (fuzz seed 23, tree 6064) folded 's8' into 's 8': "
      "the rule no longer matched the s8 variants and validate accepted it.",
      {"numerics.yaml": edit_real("numerics.yaml", ("atype: [s8, u8, s4, u4]", "atype: [s\r8, u8, s4, u4]"))},
-     [("numerics.yaml", "- when: {atype: [s", "numerics rule tests atype = 's 8', which no variant has (did you mean 's8'?)")])
+     [("numerics.yaml", "- when: {atype: [s", "numerics rule tests atype = 's 8', which is no atype of the spec (did you mean 's8'?)")])
 
 case("formula_constant_beyond_range",
      "A canonical layout's bit offset replaced by the constant 2**64: nothing evaluated it with arrays, "

@@ -117,8 +117,9 @@ def parts() -> dict[str, dict[str, dict]]:
         "errata": {ERRATA: errata},
         "other family": {OTHER_FAMILY: real(OTHER_FAMILY)},
         "numerics": {NUMERICS: {**{k: v for k, v in numerics.items() if k != "rules"}, "rules": [
-            r for r in numerics["rules"] if r["when"].get("atype") in (["f16"], ["f16", "bf16", "tf32"])
-            and "ctype" not in r["when"] and "family" not in r["when"]]}},
+            {**r, "when": {**r["when"], "atype": [a for a in r["when"]["atype"] if a in KEPT_TYPES]}}
+            for r in numerics["rules"] if r["when"].get("atype") in (["f16"], ["f16", "bf16", "tf32"])
+            and "ctype" not in r["when"] and "family" not in r["when"]]}},  # (the subset's types only)
     }.items()}
 
 

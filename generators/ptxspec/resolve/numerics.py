@@ -41,24 +41,25 @@ def resolve_numerics(ctx: Context, docs: list[Document], families: dict[str, Fam
 
 def check_rules_used(ctx: Context, spec) -> None:
     """A rule that no variant reaches (none matches, or earlier rules take them all) is a mistake."""
-    from ..numerics import RULE_FIELDS, computes_product, rule_matches
+    from ..numerics import computes_product, rule_matches
     reached = set()
-    seen: dict[str, set] = {}  # per field a rule may test: the values the product variants have
     for v in spec.variants:
         if computes_product(v) and not v.hardware_note:
             hit = next((i for i, r in enumerate(spec.numerics) if rule_matches(r.when, v)), None)
             reached.add(hit)
-            for key in RULE_FIELDS:
-                seen.setdefault(key, set()).add(getattr(v, key))
-            for key, value in v.qualifiers.items():
-                seen.setdefault(key, {""}).add(value)
-    for r in spec.numerics:  # a value no variant has is a typo (a stray line break made 's8' 's 8')
+    # the names a rule may test: a value outside them is a typo (a stray line break made 's8' 's 8')
+    names = {k: set(spec.types) for k in ("atype", "btype", "ctype", "dtype")}
+    names.update(family=set(spec.families), instruction=set(spec.instructions))
+    for f in spec.families.values():
+        for a in f.axes.values():
+            names.setdefault(a.name, {""}).update(a.values)
+    for r in spec.numerics:
         for key, want in r.when.items():
-            for i, x in enumerate(want if isinstance(want, list) else [want]):
-                if x not in seen.get(key, {""}):
-                    have = sorted(map(str, seen.get(key, {""})))
-                    ctx.p.add(r.pos, f"numerics rule tests {key} = {x!r}, which no variant has"
-                              f"{did_you_mean(str(x), have)}")
+            for x in (want if isinstance(want, list) else [want]):
+                if key in names and x not in names[key]:
+                    known = sorted(map(str, names[key]))
+                    ctx.p.add(r.pos, f"numerics rule tests {key} = {x!r}, which is no {key} of the spec"
+                              f"{did_you_mean(str(x), known)}")
     for i, r in enumerate(spec.numerics):
         if i not in reached:
             ctx.p.add(r.pos, f"numerics rule {i + 1} ({r.model}) applies to no variant: none matches {r.when}, or "
