@@ -109,16 +109,7 @@ def cmd_query(args) -> int:
                 json_out = args.format == "json"
                 rows = [r for i in ids for r in db.fragment_rows(i, args.fragment, args.row, args.col, args.thread,
                                                                   as_json=json_out)]
-                if json_out:
-                    _write_json(rows)
-                elif args.format == "csv":
-                    if rows:
-                        w = csv.writer(sys.stdout, lineterminator="\n")
-                        w.writerow(FRAGMENT_COLUMNS)
-                        w.writerows(rows)
-                else:
-                    _write_table(FRAGMENT_COLUMNS, rows)
-                return 0
+                return _emit_tuples(FRAGMENT_COLUMNS, rows, args.format)
             rows = [r for i in ids for r in db.variants([f"id={i}"])]
             return _emit(rows, args.format, TABLE_COLUMNS)
         if args.row is not None or args.col is not None or args.thread is not None:
@@ -139,15 +130,22 @@ def _emit_scale(db, ids, args) -> int:
     json_out = args.format == "json"
     rows = [r for i in ids for r in scale_rows(db, i, args.scale, args.row, args.col, args.k, args.thread, args.byte,
                                                as_json=json_out)]
-    if json_out:
+    if args.format == "table":
+        rows = [tuple("" if x is None else x for x in r) for r in rows]
+    return _emit_tuples(SCALE_FIELDS, rows, args.format)
+
+
+def _emit_tuples(columns, rows, fmt: str) -> int:
+    """Rows already shaped for their format (JSON objects for json, tuples otherwise)."""
+    if fmt == "json":
         _write_json(rows)
-    elif args.format == "csv":
+    elif fmt == "csv":
         if rows:
             w = csv.writer(sys.stdout, lineterminator="\n")
-            w.writerow(SCALE_FIELDS)
+            w.writerow(columns)
             w.writerows(rows)
     else:
-        _write_table(SCALE_FIELDS, [tuple("" if x is None else x for x in r) for r in rows])
+        _write_table(columns, rows)
     return 0
 
 
