@@ -72,6 +72,12 @@ def read_movements(doc, results):
             good = all(x for k, x in c.items() if isinstance(x, bool))
             for opcode in e["chain"]:
                 _add(results, opcode, 1, 0, 0 if good else 1)
+def read_gemm(doc, results):
+    """The example GEMM (examples/gemm): one variant; its small-integer cases, whose every sum is
+    exact, count as placement checks (each C element compared with cuBLAS's f32-output product)."""
+    for c in doc["cases"]:
+        if c["data"] == "integers":
+            _add(results, doc["variant"], 1, c["m"] * c["n"], c["mismatches"])
 
 
 def results_of(records: list[str]) -> dict[str, list[int]]:
@@ -86,6 +92,8 @@ def results_of(records: list[str]) -> dict[str, list[int]]:
             read_wmma(doc, results)
         elif "movement" in doc:
             read_movements(doc, results)
+        elif rel.startswith("records/gemm-"):
+            read_gemm(doc, results)
         elif "kernels" in doc:
             read_kernels(doc, results)
         else:

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "device" / "bindings"))
 import instantiate  # noqa: E402
 
 NVCC_PTX = Version(9, 5)  # the PTX ISA version nvcc 13.5 writes
-FLAGS = ["-std=c++17", "-Xcompiler", "-Wall,-Werror", "-Werror", "all-warnings"]
+FLAGS = ["-std=c++17", "-Xcompiler", "-Wall,-Wextra,-Werror", "-Werror", "all-warnings"]
 JOBS = max(2, min(4, os.cpu_count() or 2))
 
 
@@ -114,7 +114,7 @@ def test_operand_counts_and_constraints(spec, headers):
                 mod = {"in": "", "out": "=", "inout": "+"}[o.io]
                 for r in range(o.regs):
                     assert f'"{mod}{letters[o.reg_type]}"({o.name}[{r}])' in cons, (v.id, o.name, r)
-        assert f"void {cbind.name(v)}(" in text
+        assert f'({cbind.name(v)}, "{v.ptx}", ' in text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ def test_bindings_compile_and_assemble(spec, headers, tmp_path):
     for c in range(chunks):
         part = wg[c::chunks]
         src = tmp_path / f"wgmma_{c}.cu"
-        src.write_text(instantiate.translation_unit(part, f"k{c}_"))
+        src.write_text(instantiate.translation_unit(part, f"k{c}_", generic_every=2))
         ptx = tmp_path / f"wgmma_{c}.ptx"
         jobs.append((f"wgmma part {c}", [nvcc, "-arch", "compute_90a", "-ptx", *FLAGS, *inc, str(src), "-o", str(ptx)],
                      ptx, part, "sm_90a" if c == 0 else "compute_90a"))
@@ -199,7 +199,7 @@ def test_bindings_compile_and_assemble(spec, headers, tmp_path):
             if not vs:
                 continue
             src = tmp_path / f"warp_{target}{name}.cu"
-            src.write_text(instantiate.translation_unit(vs, "k_"))
+            src.write_text(instantiate.translation_unit(vs, "k_", generic_every=2))
             ptx = tmp_path / f"warp_{target}{name}.ptx"
             arch = target.replace("sm_", "compute_")
             jobs.append((f"warp-level on {target}{name}", [nvcc, "-arch", arch, "-ptx", *FLAGS, *inc, str(src),
@@ -341,29 +341,39 @@ def test_constexpr_maps_match_the_model(spec, headers, tmp_path):
                     lines.append(f'  std::printf("%llu\\n", (unsigned long long){f}::meta::metadata({t}, {sel}, '
                                  f"[](int r, int c) {{ return {f}::meta::field((r + c) % 3, 3); }}));")
                     expected.append(int(regs[t]))
-    # descriptors, swizzle, canonical layouts
-    sm = spec.smem["wgmma"]
+    # descriptors, swizzle, canonical layouts: every family's (tcgen05 adds fixed and defaulted
+    # fields, a swizzle of 32-byte units and atoms of R rows)
     rng = np.random.default_rng(5)
-    W = "ptxspec::smem_wgmma::"
-    for _ in range(50):
-        start, lbo, sbo = (int(x) * 16 for x in rng.integers(0, 1 << 14, 3))
-        mode = sm.swizzle_modes[int(rng.integers(len(sm.swizzle_modes)))]
-        base = int(rng.integers(0, 8))
-        want = smem.encode_descriptor(spec, start=start, lbo=lbo, sbo=sbo, swizzle=mode.name, base_offset=base,
-                                     family="wgmma")
-        lines.append(f'  std::printf("%llu\\n", (unsigned long long){W}make_descriptor({start}, {lbo}, {sbo}, {base}, '
-                     f"{W}swizzle_{cbind.ident(mode.name)}));")
-        expected.append(want)
-    for m in sm.swizzle_modes:
-        for a in (0, 16, 0x2000 + 7 * 16, 0x2390, 0x3FF0):
-            for o in (0, 3):
-                lines.append(f'  std::printf("%llu\\n", (unsigned long long){W}swizzle_address({a}, {m.b}, {o}));')
-                expected.append(int(sm.swizzle(a=a, b=m.b, o=o)) & 0xFFFFFFFFFFFFFFFF)
-    for c in sm.canonical_layouts:
-        fn = f"{W}bit_offset_{c['major']}_major_{'swizzled' if c['swizzled'] else 'interleaved'}"
-        for mn, k, bits, w in ((0, 0, 16, 128), (13, 21, 16, 64), (63, 31, 8, 32), (5, 200, 1, 128), (40, 7, 32, 16)):
-            lines.append(f'  std::printf("%llu\\n", (unsigned long long){fn}({mn}, {k}, {bits}, {w}, 256, 1024));')
-            expected.append(int(c["bit_offset"](mn=mn, k=k, bits=bits, W=w, LBO=256, SBO=1024)))
+    for fam, sm in sorted(spec.smem.items()):
+        W = f"ptxspec::smem_{fam}::"
+        fields = smem.descriptor_fields(spec, fam)
+        for _ in range(50):
+            start, lbo, sbo = (int(x) * 16 for x in rng.integers(0, 1 << 14, 3))
+            mode = sm.swizzle_modes[int(rng.integers(len(sm.swizzle_modes)))]
+            base = int(rng.integers(0, 8))
+            more = {n: int(rng.integers(0, 2)) for n, f in fields.items() if f.default is not None}
+            want = smem.encode_descriptor(spec, start=start, lbo=lbo, sbo=sbo, swizzle=mode.name, base_offset=base,
+                                         family=fam, **more)
+            given = {"start_address": f"ptxspec::SmemAddress({start})", "leading_byte_offset": lbo,
+                     "stride_byte_offset": sbo, "base_offset": base, "swizzle": f"{W}swizzle_{cbind.ident(mode.name)}",
+                     **more}
+            args = ", ".join(str(given[n]) for n, f in fields.items() if f.fixed is None)
+            lines.append(f'  std::printf("%llu\\n", (unsigned long long){W}make_descriptor({args}));')
+            expected.append(want)
+        for m in sm.swizzle_modes:
+            for a in (0, 16, 0x2000 + 7 * 16, 0x2390, 0x3FF0):
+                for o in (0, 3):
+                    lines.append(f'  std::printf("%llu\\n", (unsigned long long){W}swizzle_address({a}u, '
+                                 f"{W}swizzle_{cbind.ident(m.name)}, {o}));")
+                    expected.append(int(sm.swizzle(a=a, b=m.b, o=o, u=m.unit)) & 0xFFFFFFFF)
+        for c in sm.canonical_layouts:
+            fn = f"{W}bit_offset_{c['major']}_major_{'swizzled' if c['swizzled'] else 'interleaved'}"
+            uses_r = "R" in c["bit_offset"].names
+            for mn, k, bits, w, r in ((0, 0, 16, 128, 8), (13, 21, 16, 64, 8), (63, 31, 8, 32, 8), (5, 200, 1, 128, 4),
+                                      (40, 7, 32, 16, 8)):
+                rarg = f"{r}, " if uses_r else ""
+                lines.append(f'  std::printf("%llu\\n", (unsigned long long){fn}({mn}, {k}, {bits}, {w}, {rarg}256, 1024));')
+                expected.append(int(c["bit_offset"](mn=mn, k=k, bits=bits, W=w, R=r, LBO=256, SBO=1024)))
     lines += ["  return 0;", "}", ""]
     src = tmp_path / "maps.cpp"
     src.write_text("\n".join(lines))

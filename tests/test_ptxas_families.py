@@ -137,3 +137,13 @@ def test_rejected_from_the_version_that_removed_it(verdicts):
     bad = _failures(verdicts, "removed", False)
     checked = sum(1 for k in verdicts if k[0] == "removed")
     assert checked >= 48 and not bad, f"{len(bad)} of {checked} still accepted: {[b[0] for b in bad[:20]]}"
+
+
+def test_fence_proxy_async_spaces(spec):
+    """fence.proxy.async: ptxas accepts exactly the state spaces the spec lists (and none)."""
+    fences = [v for v in spec.variants if v.instruction == "fence.proxy.async"]
+    listed = {v.qualifiers.get("space", "") for v in fences}
+    candidates = ["", "shared", "shared::cta", "shared::cluster", "global", "local", "param", "const", "generic"]
+    lines = [f"fence.proxy.async{'.' + s if s else ''};" for s in candidates]
+    ok, res = ptxas.judge(lines, "8.0", "sm_90")
+    assert {s for s, accepted in zip(candidates, ok) if accepted} == listed, res.errors

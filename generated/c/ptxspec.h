@@ -2,6 +2,7 @@
    ptxspec C++ bindings for CUDA: every family. */
 #pragma once
 #include "ptxspec_common.h"
+#include "ptxspec_fence.h"
 #include "ptxspec_ldmatrix.h"
 #include "ptxspec_mma.h"
 #include "ptxspec_tcgen05.h"

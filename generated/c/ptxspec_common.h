@@ -30,96 +30,323 @@
 #  endif
 #endif
 
-/* One guard per requirement: true in the device pass when the target and PTX version allow it.
+/* One guard per requirement: 1 in the device pass when the target and PTX version allow it, else 0.
    a targets: __CUDA_ARCH_FEAT_SMxx_ALL; f targets: __CUDA_ARCH_FAMILY_SPECIFIC__ (also defined for a). */
-#define PTXSPEC_REQ_PTX60_SM70_UP \
-  ((PTXSPEC_PTX_VERSION >= 60 && (__CUDA_ARCH__ >= 700)))
-#define PTXSPEC_REQ_PTX60_UNTIL65_SM70_SM72_SM75 \
-  ((PTXSPEC_PTX_VERSION >= 60 && PTXSPEC_PTX_VERSION < 65 && (__CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 720 || __CUDA_ARCH__ == 750)))
-#define PTXSPEC_REQ_PTX61_SM70_UP \
-  ((PTXSPEC_PTX_VERSION >= 61 && (__CUDA_ARCH__ >= 700)))
-#define PTXSPEC_REQ_PTX61_UNTIL65_SM70_SM72_SM75 \
-  ((PTXSPEC_PTX_VERSION >= 61 && PTXSPEC_PTX_VERSION < 65 && (__CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 720 || __CUDA_ARCH__ == 750)))
-#define PTXSPEC_REQ_PTX63_SM72_UP \
-  ((PTXSPEC_PTX_VERSION >= 63 && (__CUDA_ARCH__ >= 720)))
-#define PTXSPEC_REQ_PTX63_SM75_UP \
-  ((PTXSPEC_PTX_VERSION >= 63 && (__CUDA_ARCH__ >= 750)))
-#define PTXSPEC_REQ_PTX64_SM70_UP \
-  ((PTXSPEC_PTX_VERSION >= 64 && (__CUDA_ARCH__ >= 700)))
-#define PTXSPEC_REQ_PTX65_SM75_UP \
-  ((PTXSPEC_PTX_VERSION >= 65 && (__CUDA_ARCH__ >= 750)))
-#define PTXSPEC_REQ_PTX70_SM75_UP \
-  ((PTXSPEC_PTX_VERSION >= 70 && (__CUDA_ARCH__ >= 750)))
-#define PTXSPEC_REQ_PTX70_SM80_UP \
-  ((PTXSPEC_PTX_VERSION >= 70 && (__CUDA_ARCH__ >= 800)))
-#define PTXSPEC_REQ_PTX71_SM80_UP \
-  ((PTXSPEC_PTX_VERSION >= 71 && (__CUDA_ARCH__ >= 800)))
-#define PTXSPEC_REQ_PTX78_SM70_UP \
-  ((PTXSPEC_PTX_VERSION >= 78 && (__CUDA_ARCH__ >= 700)))
-#define PTXSPEC_REQ_PTX78_SM72_UP \
-  ((PTXSPEC_PTX_VERSION >= 78 && (__CUDA_ARCH__ >= 720)))
-#define PTXSPEC_REQ_PTX78_SM75_UP \
-  ((PTXSPEC_PTX_VERSION >= 78 && (__CUDA_ARCH__ >= 750)))
-#define PTXSPEC_REQ_PTX78_SM80_UP \
-  ((PTXSPEC_PTX_VERSION >= 78 && (__CUDA_ARCH__ >= 800)))
-#define PTXSPEC_REQ_PTX78_SM90_UP \
-  ((PTXSPEC_PTX_VERSION >= 78 && (__CUDA_ARCH__ >= 900)))
-#define PTXSPEC_REQ_PTX80_SM90A \
-  ((PTXSPEC_PTX_VERSION >= 80 && ((__CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)))))
-#define PTXSPEC_REQ_PTX82_SM90A \
-  ((PTXSPEC_PTX_VERSION >= 82 && ((__CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)))))
-#define PTXSPEC_REQ_PTX84_SM89_UP \
-  ((PTXSPEC_PTX_VERSION >= 84 && (__CUDA_ARCH__ >= 890)))
-#define PTXSPEC_REQ_PTX84_SM90A \
-  ((PTXSPEC_PTX_VERSION >= 84 && ((__CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)))))
-#define PTXSPEC_REQ_PTX85_SM80_UP \
-  ((PTXSPEC_PTX_VERSION >= 85 && (__CUDA_ARCH__ >= 800)))
-#define PTXSPEC_REQ_PTX85_SM89_UP \
-  ((PTXSPEC_PTX_VERSION >= 85 && (__CUDA_ARCH__ >= 890)))
-#define PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F \
-  ((PTXSPEC_PTX_VERSION >= 86 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)))) || (PTXSPEC_PTX_VERSION >= 88 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && !defined(__CUDA_ARCH_FEAT_SM100_ALL)) || (__CUDA_ARCH__ == 1030 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM103_ALL))) || (__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL))))))
-#define PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F \
-  ((PTXSPEC_PTX_VERSION >= 86 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)))) || (PTXSPEC_PTX_VERSION >= 88 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && !defined(__CUDA_ARCH_FEAT_SM100_ALL)) || (__CUDA_ARCH__ == 1030 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM103_ALL))) || (__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL))))) || (PTXSPEC_PTX_VERSION >= 90 && ((__CUDA_ARCH__ == 1100 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM110_ALL))))))
-#define PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM103A_SM107A_OR_PTX90_SM110A \
-  ((PTXSPEC_PTX_VERSION >= 86 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)))) || (PTXSPEC_PTX_VERSION >= 88 && ((__CUDA_ARCH__ == 1030 && defined(__CUDA_ARCH_FEAT_SM103_ALL)) || (__CUDA_ARCH__ == 1070 && defined(__CUDA_ARCH_FEAT_SM107_ALL)))) || (PTXSPEC_PTX_VERSION >= 90 && ((__CUDA_ARCH__ == 1100 && defined(__CUDA_ARCH_FEAT_SM110_ALL)))))
-#define PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A \
-  ((PTXSPEC_PTX_VERSION >= 86 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)))) || (PTXSPEC_PTX_VERSION >= 90 && ((__CUDA_ARCH__ == 1100 && defined(__CUDA_ARCH_FEAT_SM110_ALL)))))
-#define PTXSPEC_REQ_PTX86_SM100A_SM100F_SM103A_SM103F_SM107A_SM107F_SM110A_SM110F_SM120A_SM120F_SM121A_SM121F \
-  ((PTXSPEC_PTX_VERSION >= 86 && ((__CUDA_ARCH__ == 1000 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM100_ALL))) || (__CUDA_ARCH__ == 1030 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM103_ALL))) || (__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL))) || (__CUDA_ARCH__ == 1100 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM110_ALL))) || (__CUDA_ARCH__ == 1200 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM120_ALL))) || (__CUDA_ARCH__ == 1210 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM121_ALL))))))
-#define PTXSPEC_REQ_PTX86_SM100A_SM103A_SM107A_SM110A \
-  ((PTXSPEC_PTX_VERSION >= 86 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)) || (__CUDA_ARCH__ == 1030 && defined(__CUDA_ARCH_FEAT_SM103_ALL)) || (__CUDA_ARCH__ == 1070 && defined(__CUDA_ARCH_FEAT_SM107_ALL)) || (__CUDA_ARCH__ == 1100 && defined(__CUDA_ARCH_FEAT_SM110_ALL)))))
-#define PTXSPEC_REQ_PTX86_SM100A_SM103A_SM107A_SM110A_SM120A_SM121A \
-  ((PTXSPEC_PTX_VERSION >= 86 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)) || (__CUDA_ARCH__ == 1030 && defined(__CUDA_ARCH_FEAT_SM103_ALL)) || (__CUDA_ARCH__ == 1070 && defined(__CUDA_ARCH_FEAT_SM107_ALL)) || (__CUDA_ARCH__ == 1100 && defined(__CUDA_ARCH_FEAT_SM110_ALL)) || (__CUDA_ARCH__ == 1200 && defined(__CUDA_ARCH_FEAT_SM120_ALL)) || (__CUDA_ARCH__ == 1210 && defined(__CUDA_ARCH_FEAT_SM121_ALL)))))
-#define PTXSPEC_REQ_PTX87_SM100A_OR_PTX88_SM103A_SM107A_OR_PTX90_SM110A \
-  ((PTXSPEC_PTX_VERSION >= 87 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)))) || (PTXSPEC_PTX_VERSION >= 88 && ((__CUDA_ARCH__ == 1030 && defined(__CUDA_ARCH_FEAT_SM103_ALL)) || (__CUDA_ARCH__ == 1070 && defined(__CUDA_ARCH_FEAT_SM107_ALL)))) || (PTXSPEC_PTX_VERSION >= 90 && ((__CUDA_ARCH__ == 1100 && defined(__CUDA_ARCH_FEAT_SM110_ALL)))))
-#define PTXSPEC_REQ_PTX87_SM100A_SM100F_SM103A_SM103F_SM107A_SM107F_SM110A_SM110F_SM120A_SM120F_SM121A_SM121F \
-  ((PTXSPEC_PTX_VERSION >= 87 && ((__CUDA_ARCH__ == 1000 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM100_ALL))) || (__CUDA_ARCH__ == 1030 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM103_ALL))) || (__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL))) || (__CUDA_ARCH__ == 1100 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM110_ALL))) || (__CUDA_ARCH__ == 1200 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM120_ALL))) || (__CUDA_ARCH__ == 1210 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM121_ALL))))))
-#define PTXSPEC_REQ_PTX87_SM100A_SM103A_SM107A_SM110A_SM120A_SM121A \
-  ((PTXSPEC_PTX_VERSION >= 87 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)) || (__CUDA_ARCH__ == 1030 && defined(__CUDA_ARCH_FEAT_SM103_ALL)) || (__CUDA_ARCH__ == 1070 && defined(__CUDA_ARCH_FEAT_SM107_ALL)) || (__CUDA_ARCH__ == 1100 && defined(__CUDA_ARCH_FEAT_SM110_ALL)) || (__CUDA_ARCH__ == 1200 && defined(__CUDA_ARCH_FEAT_SM120_ALL)) || (__CUDA_ARCH__ == 1210 && defined(__CUDA_ARCH_FEAT_SM121_ALL)))))
-#define PTXSPEC_REQ_PTX87_SM120A_SM120F_SM121A_SM121F \
-  ((PTXSPEC_PTX_VERSION >= 87 && ((__CUDA_ARCH__ == 1200 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM120_ALL))) || (__CUDA_ARCH__ == 1210 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM121_ALL))))))
-#define PTXSPEC_REQ_PTX87_SM120A_SM121A \
-  ((PTXSPEC_PTX_VERSION >= 87 && ((__CUDA_ARCH__ == 1200 && defined(__CUDA_ARCH_FEAT_SM120_ALL)) || (__CUDA_ARCH__ == 1210 && defined(__CUDA_ARCH_FEAT_SM121_ALL)))))
-#define PTXSPEC_REQ_PTX87_SM89_UP \
-  ((PTXSPEC_PTX_VERSION >= 87 && (__CUDA_ARCH__ >= 890)))
-#define PTXSPEC_REQ_PTX88_SM100A_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F \
-  ((PTXSPEC_PTX_VERSION >= 88 && ((__CUDA_ARCH__ == 1000 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM100_ALL))) || (__CUDA_ARCH__ == 1030 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM103_ALL))) || (__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL))))) || (PTXSPEC_PTX_VERSION >= 90 && ((__CUDA_ARCH__ == 1100 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM110_ALL))))))
-#define PTXSPEC_REQ_PTX88_SM100A_SM103A_SM107A_OR_PTX90_SM110A \
-  ((PTXSPEC_PTX_VERSION >= 88 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)) || (__CUDA_ARCH__ == 1030 && defined(__CUDA_ARCH_FEAT_SM103_ALL)) || (__CUDA_ARCH__ == 1070 && defined(__CUDA_ARCH_FEAT_SM107_ALL)))) || (PTXSPEC_PTX_VERSION >= 90 && ((__CUDA_ARCH__ == 1100 && defined(__CUDA_ARCH_FEAT_SM110_ALL)))))
-#define PTXSPEC_REQ_PTX88_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F \
-  ((PTXSPEC_PTX_VERSION >= 88 && ((__CUDA_ARCH__ == 1030 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM103_ALL))) || (__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL))))) || (PTXSPEC_PTX_VERSION >= 90 && ((__CUDA_ARCH__ == 1100 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM110_ALL))))))
-#define PTXSPEC_REQ_PTX91_SM120A_SM120F_SM121A_SM121F \
-  ((PTXSPEC_PTX_VERSION >= 91 && ((__CUDA_ARCH__ == 1200 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM120_ALL))) || (__CUDA_ARCH__ == 1210 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM121_ALL))))))
-#define PTXSPEC_REQ_PTX91_SM120A_SM121A \
-  ((PTXSPEC_PTX_VERSION >= 91 && ((__CUDA_ARCH__ == 1200 && defined(__CUDA_ARCH_FEAT_SM120_ALL)) || (__CUDA_ARCH__ == 1210 && defined(__CUDA_ARCH_FEAT_SM121_ALL)))))
-#define PTXSPEC_REQ_PTX94_SM100A_SM100F_SM103A_SM103F_SM107A_SM107F_SM110A_SM110F \
-  ((PTXSPEC_PTX_VERSION >= 94 && ((__CUDA_ARCH__ == 1000 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM100_ALL))) || (__CUDA_ARCH__ == 1030 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM103_ALL))) || (__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL))) || (__CUDA_ARCH__ == 1100 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM110_ALL))))))
-#define PTXSPEC_REQ_PTX94_SM107A \
-  ((PTXSPEC_PTX_VERSION >= 94 && ((__CUDA_ARCH__ == 1070 && defined(__CUDA_ARCH_FEAT_SM107_ALL)))))
-#define PTXSPEC_REQ_PTX94_SM107A_SM107F \
-  ((PTXSPEC_PTX_VERSION >= 94 && ((__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL))))))
+#if (PTXSPEC_PTX_VERSION >= 60 && (__CUDA_ARCH__ >= 700))
+#  define PTXSPEC_REQ_PTX60_SM70_UP 1
+#else
+#  define PTXSPEC_REQ_PTX60_SM70_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 60 && PTXSPEC_PTX_VERSION < 65 && (__CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 720 || __CUDA_ARCH__ == 750))
+#  define PTXSPEC_REQ_PTX60_UNTIL65_SM70_SM72_SM75 1
+#else
+#  define PTXSPEC_REQ_PTX60_UNTIL65_SM70_SM72_SM75 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 61 && (__CUDA_ARCH__ >= 700))
+#  define PTXSPEC_REQ_PTX61_SM70_UP 1
+#else
+#  define PTXSPEC_REQ_PTX61_SM70_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 61 && PTXSPEC_PTX_VERSION < 65 && (__CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 720 || __CUDA_ARCH__ == 750))
+#  define PTXSPEC_REQ_PTX61_UNTIL65_SM70_SM72_SM75 1
+#else
+#  define PTXSPEC_REQ_PTX61_UNTIL65_SM70_SM72_SM75 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 63 && (__CUDA_ARCH__ >= 720))
+#  define PTXSPEC_REQ_PTX63_SM72_UP 1
+#else
+#  define PTXSPEC_REQ_PTX63_SM72_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 63 && (__CUDA_ARCH__ >= 750))
+#  define PTXSPEC_REQ_PTX63_SM75_UP 1
+#else
+#  define PTXSPEC_REQ_PTX63_SM75_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 64 && (__CUDA_ARCH__ >= 700))
+#  define PTXSPEC_REQ_PTX64_SM70_UP 1
+#else
+#  define PTXSPEC_REQ_PTX64_SM70_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 65 && (__CUDA_ARCH__ >= 750))
+#  define PTXSPEC_REQ_PTX65_SM75_UP 1
+#else
+#  define PTXSPEC_REQ_PTX65_SM75_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 70 && (__CUDA_ARCH__ >= 750))
+#  define PTXSPEC_REQ_PTX70_SM75_UP 1
+#else
+#  define PTXSPEC_REQ_PTX70_SM75_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 70 && (__CUDA_ARCH__ >= 800))
+#  define PTXSPEC_REQ_PTX70_SM80_UP 1
+#else
+#  define PTXSPEC_REQ_PTX70_SM80_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 71 && (__CUDA_ARCH__ >= 800))
+#  define PTXSPEC_REQ_PTX71_SM80_UP 1
+#else
+#  define PTXSPEC_REQ_PTX71_SM80_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 78 && (__CUDA_ARCH__ >= 700))
+#  define PTXSPEC_REQ_PTX78_SM70_UP 1
+#else
+#  define PTXSPEC_REQ_PTX78_SM70_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 78 && (__CUDA_ARCH__ >= 720))
+#  define PTXSPEC_REQ_PTX78_SM72_UP 1
+#else
+#  define PTXSPEC_REQ_PTX78_SM72_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 78 && (__CUDA_ARCH__ >= 750))
+#  define PTXSPEC_REQ_PTX78_SM75_UP 1
+#else
+#  define PTXSPEC_REQ_PTX78_SM75_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 78 && (__CUDA_ARCH__ >= 800))
+#  define PTXSPEC_REQ_PTX78_SM80_UP 1
+#else
+#  define PTXSPEC_REQ_PTX78_SM80_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 78 && (__CUDA_ARCH__ >= 900))
+#  define PTXSPEC_REQ_PTX78_SM90_UP 1
+#else
+#  define PTXSPEC_REQ_PTX78_SM90_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 80 && ((__CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL))))
+#  define PTXSPEC_REQ_PTX80_SM90A 1
+#else
+#  define PTXSPEC_REQ_PTX80_SM90A 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 80 && (__CUDA_ARCH__ >= 900))
+#  define PTXSPEC_REQ_PTX80_SM90_UP 1
+#else
+#  define PTXSPEC_REQ_PTX80_SM90_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 82 && ((__CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL))))
+#  define PTXSPEC_REQ_PTX82_SM90A 1
+#else
+#  define PTXSPEC_REQ_PTX82_SM90A 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 84 && (__CUDA_ARCH__ >= 890))
+#  define PTXSPEC_REQ_PTX84_SM89_UP 1
+#else
+#  define PTXSPEC_REQ_PTX84_SM89_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 84 && ((__CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL))))
+#  define PTXSPEC_REQ_PTX84_SM90A 1
+#else
+#  define PTXSPEC_REQ_PTX84_SM90A 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 85 && (__CUDA_ARCH__ >= 800))
+#  define PTXSPEC_REQ_PTX85_SM80_UP 1
+#else
+#  define PTXSPEC_REQ_PTX85_SM80_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 85 && (__CUDA_ARCH__ >= 890))
+#  define PTXSPEC_REQ_PTX85_SM89_UP 1
+#else
+#  define PTXSPEC_REQ_PTX85_SM89_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 86 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)))) || (PTXSPEC_PTX_VERSION >= 88 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && !defined(__CUDA_ARCH_FEAT_SM100_ALL)) || (__CUDA_ARCH__ == 1030 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM103_ALL))) || (__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL)))))
+#  define PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F 1
+#else
+#  define PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 86 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)))) || (PTXSPEC_PTX_VERSION >= 88 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && !defined(__CUDA_ARCH_FEAT_SM100_ALL)) || (__CUDA_ARCH__ == 1030 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM103_ALL))) || (__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL))))) || (PTXSPEC_PTX_VERSION >= 90 && ((__CUDA_ARCH__ == 1100 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM110_ALL)))))
+#  define PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F 1
+#else
+#  define PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 86 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)))) || (PTXSPEC_PTX_VERSION >= 88 && ((__CUDA_ARCH__ == 1030 && defined(__CUDA_ARCH_FEAT_SM103_ALL)) || (__CUDA_ARCH__ == 1070 && defined(__CUDA_ARCH_FEAT_SM107_ALL)))) || (PTXSPEC_PTX_VERSION >= 90 && ((__CUDA_ARCH__ == 1100 && defined(__CUDA_ARCH_FEAT_SM110_ALL))))
+#  define PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM103A_SM107A_OR_PTX90_SM110A 1
+#else
+#  define PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM103A_SM107A_OR_PTX90_SM110A 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 86 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)))) || (PTXSPEC_PTX_VERSION >= 90 && ((__CUDA_ARCH__ == 1100 && defined(__CUDA_ARCH_FEAT_SM110_ALL))))
+#  define PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A 1
+#else
+#  define PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 86 && ((__CUDA_ARCH__ == 1000 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM100_ALL))) || (__CUDA_ARCH__ == 1030 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM103_ALL))) || (__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL))) || (__CUDA_ARCH__ == 1100 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM110_ALL))) || (__CUDA_ARCH__ == 1200 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM120_ALL))) || (__CUDA_ARCH__ == 1210 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM121_ALL)))))
+#  define PTXSPEC_REQ_PTX86_SM100A_SM100F_SM103A_SM103F_SM107A_SM107F_SM110A_SM110F_SM120A_SM120F_SM121A_SM121F 1
+#else
+#  define PTXSPEC_REQ_PTX86_SM100A_SM100F_SM103A_SM103F_SM107A_SM107F_SM110A_SM110F_SM120A_SM120F_SM121A_SM121F 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 86 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)) || (__CUDA_ARCH__ == 1030 && defined(__CUDA_ARCH_FEAT_SM103_ALL)) || (__CUDA_ARCH__ == 1070 && defined(__CUDA_ARCH_FEAT_SM107_ALL)) || (__CUDA_ARCH__ == 1100 && defined(__CUDA_ARCH_FEAT_SM110_ALL))))
+#  define PTXSPEC_REQ_PTX86_SM100A_SM103A_SM107A_SM110A 1
+#else
+#  define PTXSPEC_REQ_PTX86_SM100A_SM103A_SM107A_SM110A 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 86 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)) || (__CUDA_ARCH__ == 1030 && defined(__CUDA_ARCH_FEAT_SM103_ALL)) || (__CUDA_ARCH__ == 1070 && defined(__CUDA_ARCH_FEAT_SM107_ALL)) || (__CUDA_ARCH__ == 1100 && defined(__CUDA_ARCH_FEAT_SM110_ALL)) || (__CUDA_ARCH__ == 1200 && defined(__CUDA_ARCH_FEAT_SM120_ALL)) || (__CUDA_ARCH__ == 1210 && defined(__CUDA_ARCH_FEAT_SM121_ALL))))
+#  define PTXSPEC_REQ_PTX86_SM100A_SM103A_SM107A_SM110A_SM120A_SM121A 1
+#else
+#  define PTXSPEC_REQ_PTX86_SM100A_SM103A_SM107A_SM110A_SM120A_SM121A 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 87 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)))) || (PTXSPEC_PTX_VERSION >= 88 && ((__CUDA_ARCH__ == 1030 && defined(__CUDA_ARCH_FEAT_SM103_ALL)) || (__CUDA_ARCH__ == 1070 && defined(__CUDA_ARCH_FEAT_SM107_ALL)))) || (PTXSPEC_PTX_VERSION >= 90 && ((__CUDA_ARCH__ == 1100 && defined(__CUDA_ARCH_FEAT_SM110_ALL))))
+#  define PTXSPEC_REQ_PTX87_SM100A_OR_PTX88_SM103A_SM107A_OR_PTX90_SM110A 1
+#else
+#  define PTXSPEC_REQ_PTX87_SM100A_OR_PTX88_SM103A_SM107A_OR_PTX90_SM110A 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 87 && ((__CUDA_ARCH__ == 1000 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM100_ALL))) || (__CUDA_ARCH__ == 1030 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM103_ALL))) || (__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL))) || (__CUDA_ARCH__ == 1100 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM110_ALL))) || (__CUDA_ARCH__ == 1200 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM120_ALL))) || (__CUDA_ARCH__ == 1210 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM121_ALL)))))
+#  define PTXSPEC_REQ_PTX87_SM100A_SM100F_SM103A_SM103F_SM107A_SM107F_SM110A_SM110F_SM120A_SM120F_SM121A_SM121F 1
+#else
+#  define PTXSPEC_REQ_PTX87_SM100A_SM100F_SM103A_SM103F_SM107A_SM107F_SM110A_SM110F_SM120A_SM120F_SM121A_SM121F 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 87 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)) || (__CUDA_ARCH__ == 1030 && defined(__CUDA_ARCH_FEAT_SM103_ALL)) || (__CUDA_ARCH__ == 1070 && defined(__CUDA_ARCH_FEAT_SM107_ALL)) || (__CUDA_ARCH__ == 1100 && defined(__CUDA_ARCH_FEAT_SM110_ALL)) || (__CUDA_ARCH__ == 1200 && defined(__CUDA_ARCH_FEAT_SM120_ALL)) || (__CUDA_ARCH__ == 1210 && defined(__CUDA_ARCH_FEAT_SM121_ALL))))
+#  define PTXSPEC_REQ_PTX87_SM100A_SM103A_SM107A_SM110A_SM120A_SM121A 1
+#else
+#  define PTXSPEC_REQ_PTX87_SM100A_SM103A_SM107A_SM110A_SM120A_SM121A 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 87 && ((__CUDA_ARCH__ == 1200 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM120_ALL))) || (__CUDA_ARCH__ == 1210 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM121_ALL)))))
+#  define PTXSPEC_REQ_PTX87_SM120A_SM120F_SM121A_SM121F 1
+#else
+#  define PTXSPEC_REQ_PTX87_SM120A_SM120F_SM121A_SM121F 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 87 && ((__CUDA_ARCH__ == 1200 && defined(__CUDA_ARCH_FEAT_SM120_ALL)) || (__CUDA_ARCH__ == 1210 && defined(__CUDA_ARCH_FEAT_SM121_ALL))))
+#  define PTXSPEC_REQ_PTX87_SM120A_SM121A 1
+#else
+#  define PTXSPEC_REQ_PTX87_SM120A_SM121A 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 87 && (__CUDA_ARCH__ >= 890))
+#  define PTXSPEC_REQ_PTX87_SM89_UP 1
+#else
+#  define PTXSPEC_REQ_PTX87_SM89_UP 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 88 && ((__CUDA_ARCH__ == 1000 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM100_ALL))) || (__CUDA_ARCH__ == 1030 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM103_ALL))) || (__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL))))) || (PTXSPEC_PTX_VERSION >= 90 && ((__CUDA_ARCH__ == 1100 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM110_ALL)))))
+#  define PTXSPEC_REQ_PTX88_SM100A_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F 1
+#else
+#  define PTXSPEC_REQ_PTX88_SM100A_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 88 && ((__CUDA_ARCH__ == 1000 && defined(__CUDA_ARCH_FEAT_SM100_ALL)) || (__CUDA_ARCH__ == 1030 && defined(__CUDA_ARCH_FEAT_SM103_ALL)) || (__CUDA_ARCH__ == 1070 && defined(__CUDA_ARCH_FEAT_SM107_ALL)))) || (PTXSPEC_PTX_VERSION >= 90 && ((__CUDA_ARCH__ == 1100 && defined(__CUDA_ARCH_FEAT_SM110_ALL))))
+#  define PTXSPEC_REQ_PTX88_SM100A_SM103A_SM107A_OR_PTX90_SM110A 1
+#else
+#  define PTXSPEC_REQ_PTX88_SM100A_SM103A_SM107A_OR_PTX90_SM110A 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 88 && ((__CUDA_ARCH__ == 1030 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM103_ALL))) || (__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL))))) || (PTXSPEC_PTX_VERSION >= 90 && ((__CUDA_ARCH__ == 1100 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM110_ALL)))))
+#  define PTXSPEC_REQ_PTX88_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F 1
+#else
+#  define PTXSPEC_REQ_PTX88_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 91 && ((__CUDA_ARCH__ == 1200 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM120_ALL))) || (__CUDA_ARCH__ == 1210 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM121_ALL)))))
+#  define PTXSPEC_REQ_PTX91_SM120A_SM120F_SM121A_SM121F 1
+#else
+#  define PTXSPEC_REQ_PTX91_SM120A_SM120F_SM121A_SM121F 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 91 && ((__CUDA_ARCH__ == 1200 && defined(__CUDA_ARCH_FEAT_SM120_ALL)) || (__CUDA_ARCH__ == 1210 && defined(__CUDA_ARCH_FEAT_SM121_ALL))))
+#  define PTXSPEC_REQ_PTX91_SM120A_SM121A 1
+#else
+#  define PTXSPEC_REQ_PTX91_SM120A_SM121A 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 94 && ((__CUDA_ARCH__ == 1000 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM100_ALL))) || (__CUDA_ARCH__ == 1030 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM103_ALL))) || (__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL))) || (__CUDA_ARCH__ == 1100 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM110_ALL)))))
+#  define PTXSPEC_REQ_PTX94_SM100A_SM100F_SM103A_SM103F_SM107A_SM107F_SM110A_SM110F 1
+#else
+#  define PTXSPEC_REQ_PTX94_SM100A_SM100F_SM103A_SM103F_SM107A_SM107F_SM110A_SM110F 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 94 && ((__CUDA_ARCH__ == 1070 && defined(__CUDA_ARCH_FEAT_SM107_ALL))))
+#  define PTXSPEC_REQ_PTX94_SM107A 1
+#else
+#  define PTXSPEC_REQ_PTX94_SM107A 0
+#endif
+#if (PTXSPEC_PTX_VERSION >= 94 && ((__CUDA_ARCH__ == 1070 && (defined(__CUDA_ARCH_FAMILY_SPECIFIC__) || defined(__CUDA_ARCH_FEAT_SM107_ALL)))))
+#  define PTXSPEC_REQ_PTX94_SM107A_SM107F 1
+#else
+#  define PTXSPEC_REQ_PTX94_SM107A_SM107F 0
+#endif
+
+/* The machinery of the family headers' signature macros. PTXSPEC_DEFINE_IF(REQ)(body...) is the
+   function body where REQ is 1 (and in the host pass), `= delete;` elsewhere: a call on a target
+   the variant does not support is a compile error. PTXSPEC_R<n>(c, x, i) is the asm operand list
+   c(x[i]), ..., c(x[i + n - 1]). */
+#define PTXSPEC_CAT_(a, b) a##b
+#define PTXSPEC_CAT(a, b) PTXSPEC_CAT_(a, b)
+#if defined(__CUDA_ARCH__)
+#  define PTXSPEC_AVAILABLE(req) req
+#  define PTXSPEC_ASM(...) asm volatile(__VA_ARGS__)
+#else
+#  define PTXSPEC_AVAILABLE(req) 1
+#  define PTXSPEC_ASM(...) ((void)0)
+#endif
+#define PTXSPEC_DEFINE_IF(req) PTXSPEC_CAT(PTXSPEC_DEFINE_IF_, PTXSPEC_AVAILABLE(req))
+#define PTXSPEC_DEFINE_IF_1(...) { __VA_ARGS__ }
+#define PTXSPEC_DEFINE_IF_0(...) = delete;
+#define PTXSPEC_R1(c, x, i) c(x[i])
+#define PTXSPEC_R2(c, x, i) PTXSPEC_R1(c, x, i), PTXSPEC_R1(c, x, i + 1)
+#define PTXSPEC_R4(c, x, i) PTXSPEC_R2(c, x, i), PTXSPEC_R2(c, x, i + 2)
+#define PTXSPEC_R8(c, x, i) PTXSPEC_R4(c, x, i), PTXSPEC_R4(c, x, i + 4)
+#define PTXSPEC_R16(c, x, i) PTXSPEC_R8(c, x, i), PTXSPEC_R8(c, x, i + 8)
+#define PTXSPEC_R32(c, x, i) PTXSPEC_R16(c, x, i), PTXSPEC_R16(c, x, i + 16)
+#define PTXSPEC_R64(c, x, i) PTXSPEC_R32(c, x, i), PTXSPEC_R32(c, x, i + 32)
+#define PTXSPEC_R128(c, x, i) PTXSPEC_R64(c, x, i), PTXSPEC_R64(c, x, i + 64)
 
 namespace ptxspec {
+namespace detail {
+template <class T, T> struct always_false { static constexpr bool value = false; };
+}  // namespace detail
+
+/* Element types (spec/types.yaml): the D, A, B, C fields of the generic entry points. */
+enum class type : int { f64, f32, tf32, f16, bf16, e4m3, e5m2, e3m2, e2m3, e2m1, ue8m0, ue4m3, s32, s4, u4, s8, u8, b1, b32, b16, b8, u32, b8x16, b6x16_p32, b4x16_p64, b2 };
+
+/* Qualifier axes of the opcodes (`none`: the qualifier is absent): the other fields of the
+   generic entry points. */
+namespace qual {
+enum class alayout : int { none, col, row };
+enum class ashift : int { none, ashift };
+enum class blayout : int { none, col, row };
+enum class block_scale : int { none, block_scale };
+enum class cp_shape : int { none, _128x128b, _128x256b, _32x128b, _4x256b, _64x128b };
+enum class cta_group : int { none, _1, _2 };
+enum class decompress : int { none, lut_b };
+enum class exclusive : int { none, exclusive };
+enum class fence_kind : int { none, after_thread_sync, before_thread_sync };
+enum class kind : int { none, f16, f8f6f4, i8, mxf4, mxf4nvf4, mxf8f6f4, tf32, ti16 };
+enum class layout : int { none, col, row };
+enum class multicast : int { none, cluster, cluster_32b };
+enum class num : int { none, x1, x2, x4 };
+enum class op : int { none, and_popc, xor_popc };
+enum class pack : int { none, _16b, unpack_16b };
+enum class red : int { none, max, min };
+enum class red_abs : int { none, abs };
+enum class red_nan : int { none, NaN };
+enum class rnd : int { none, rm, rn, rp, rz };
+enum class scale_vec : int { none, block16, block32, _1X, _2X, _4X };
+enum class sp : int { none, _2_4 };
+enum class space : int { none, global, shared, shared_cluster, shared_cta };
+enum class spvariant : int { none, sp, sp_ordered_metadata };
+enum class stype : int { none, ue4m3, ue8m0 };
+enum class sync_restrict : int { none, shared_read_mma_a };
+enum class tmem_shape : int { none, _16x128b, _16x256b, _16x32bx2, _16x64b, _32x32b };
+enum class trans : int { none, trans };
+enum class wait_for : int { none, ld, st };
+enum class warpx : int { none, warpx2_01_23, warpx2_02_13, warpx4 };
+}  // namespace qual
+
+/* An address in the shared-memory window (32 bits), as descriptors and shared-memory operands
+   take it: from a number (explicit), or from a pointer into shared memory (device code), which a
+   debug build (NDEBUG not defined) checks and traps on when the pointer is not in shared memory. */
+struct SmemAddress {
+  uint32_t value;
+  PTXSPEC_HD constexpr SmemAddress() : value(0) {}
+  PTXSPEC_HD constexpr explicit SmemAddress(uint32_t shared_window_address) : value(shared_window_address) {}
+#if defined(__CUDACC__)
+  template <class T>  // a template, so that a literal 0 means the address 0, not a null pointer
+  __device__ explicit SmemAddress(T* p) : value(static_cast<uint32_t>(__cvta_generic_to_shared(p))) {
+#  if defined(__CUDA_ARCH__) && !defined(NDEBUG)
+    if (!__isShared(p)) __trap();
+#  endif
+  }
+#endif
+  PTXSPEC_HD constexpr SmemAddress operator+(uint32_t bytes) const { return SmemAddress(value + bytes); }
+  PTXSPEC_HD constexpr bool operator==(SmemAddress o) const { return value == o.value; }
+  PTXSPEC_HD constexpr bool operator!=(SmemAddress o) const { return value != o.value; }
+};
+
+namespace frag {
+// The base of every frag::<name>: the threads that execute the instruction together, and its
+// shape M x N x K (0 where the instruction has none).
+template <int Threads, int M_ = 0, int N_ = 0, int K_ = 0>
+struct shape { static constexpr int threads = Threads, M = M_, N = N_, K = K_; };
+}  // namespace frag
+
 namespace layout {
 // Fragment layouts (spec/layouts), at a shape M x N x K and element width Bits: element i of
 // thread t is (row(t, i), col(t, i)) of the operand matrix; it sits in register reg(i), slot
@@ -1392,43 +1619,111 @@ struct mma_scale_b {
 }  // namespace scale
 
 namespace smem_tcgen05 {
-// How tcgen05.mma (A and B) and tcgen05.cp (the source) find a matrix in shared memory: the 64-bit shared-memory descriptor of Blackwell. Start address, LBO, SBO, base offset and the canonical layouts are those of wgmma (spec/smem/wgmma.yaml); what changed: bits 46-48 hold a fixed 0b001 (CUTLASS calls bits 46-47 the descriptor version, 1 for Blackwell), bit 52 says how LBO is read, and the swizzle field grows to 3 bits at 61-63 (a Hopper code c reads as 2c here) with one new mode, 128-byte swizzling of 32-byte units (MN-major only). Runtime facts: ptxas never looks inside a descriptor, and nothing here ran on hardware.
-// Descriptor fields (spec/smem): encode_<field>(x) is the field's value for x.
+// How tcgen05.mma (A and B) and tcgen05.cp (the source) find a matrix in shared memory: the 64-bit shared-memory descriptor of Blackwell. Start address, LBO, SBO, base offset and the canonical layouts are those of wgmma (spec/smem/wgmma.yaml); what changed: bits 46-48 hold a fixed 0b001 (CUTLASS calls bits 46-47 the descriptor version, 1 for Blackwell), bit 52 says how LBO is read, and the swizzle field grows to 3 bits at 61-63 (a Hopper code c reads as 2c here) with one new mode, 128-byte swizzling of 32-byte units (MN-major only). Runtime facts: ptxas never looks inside a descriptor, and nothing here ran on hardware. advance_k reads LBO as a byte offset (lbo_mode 0).
+
+// Swizzle modes (spec/smem swizzle_modes); the value is the mode's code in the descriptor.
+enum class SwizzleMode : uint32_t { none = 0, _128B_base32B = 1, _128B = 2, _64B = 4, _32B = 6 };
+constexpr SwizzleMode swizzle_none = SwizzleMode::none;  // No swizzle: 8 rows of 16 bytes (interleaved core matrices).
+constexpr SwizzleMode swizzle_128B_base32B = SwizzleMode::_128B_base32B;  // 128-byte rows of 32-byte units, 4 rows per atom; the 32-byte units of row r are permuted by r mod 4. MN-major only.
+constexpr SwizzleMode swizzle_128B = SwizzleMode::_128B;  // 128-byte rows; the 16-byte units of row r are permuted by r mod 8.
+constexpr SwizzleMode swizzle_64B = SwizzleMode::_64B;  // 64-byte rows; the 16-byte units of row r are permuted by (r / 2) mod 4.
+constexpr SwizzleMode swizzle_32B = SwizzleMode::_32B;  // 32-byte rows; the 16-byte units of row r are swapped by (r / 4) mod 2.
+// the mode's width
+PTXSPEC_HD constexpr int swizzle_width(SwizzleMode m) { return m == SwizzleMode::none ? 16 : m == SwizzleMode::_128B_base32B ? 128 : m == SwizzleMode::_128B ? 128 : m == SwizzleMode::_64B ? 64 : m == SwizzleMode::_32B ? 32 : -1; }
+// the mode's b
+PTXSPEC_HD constexpr int swizzle_b(SwizzleMode m) { return m == SwizzleMode::none ? 0 : m == SwizzleMode::_128B_base32B ? 2 : m == SwizzleMode::_128B ? 3 : m == SwizzleMode::_64B ? 2 : m == SwizzleMode::_32B ? 1 : -1; }
+// the mode's repeat
+PTXSPEC_HD constexpr int swizzle_repeat(SwizzleMode m) { return m == SwizzleMode::none ? 128 : m == SwizzleMode::_128B_base32B ? 512 : m == SwizzleMode::_128B ? 1024 : m == SwizzleMode::_64B ? 512 : m == SwizzleMode::_32B ? 256 : -1; }
+// the mode's unit
+PTXSPEC_HD constexpr int swizzle_unit(SwizzleMode m) { return m == SwizzleMode::none ? 16 : m == SwizzleMode::_128B_base32B ? 32 : m == SwizzleMode::_128B ? 16 : m == SwizzleMode::_64B ? 16 : m == SwizzleMode::_32B ? 16 : -1; }
+// the mode's rows
+PTXSPEC_HD constexpr int swizzle_rows(SwizzleMode m) { return m == SwizzleMode::none ? 8 : m == SwizzleMode::_128B_base32B ? 4 : m == SwizzleMode::_128B ? 8 : m == SwizzleMode::_64B ? 8 : m == SwizzleMode::_32B ? 8 : -1; }
+
+// Majors (spec/smem majors); the value is the transpose bit that selects it.
+enum class Major : int { K = 0, MN = 1 };
+// K: K-major: the K elements of a row of A (a column of B) are contiguous.
+// MN: MN-major: the M elements of a column of A (N elements of a row of B) are contiguous.
+// Whether a swizzle mode may describe an operand of a major (128B_base32B: MN only).
+PTXSPEC_HD constexpr bool describes(SwizzleMode mode, Major major) {
+  return mode == SwizzleMode::_128B_base32B ? (major == Major::MN) : true;
+}
+
+// Descriptor fields (spec/smem): encode_<field>(x) is the field's value for x, decode_<field> its inverse.
 // start_address: bits 0..13. Shared-memory byte address of the matrix, in 16-byte units.
 PTXSPEC_HD constexpr uint64_t encode_start_address(uint64_t x) { return (x & 0x3ffff) >> 4; }
+PTXSPEC_HD constexpr uint64_t decode_start_address(uint64_t f) { return ((f & 0x3fffu) << 4); }
 // leading_byte_offset: bits 16..29. LBO, in 16-byte units, as for wgmma (the offset between core matrices or swizzle atoms along the leading dimension); with lbo_mode 1 the address of the second 16-byte chunk of K instead (see lbo_mode).
 PTXSPEC_HD constexpr uint64_t encode_leading_byte_offset(uint64_t x) { return (x & 0x3ffff) >> 4; }
+PTXSPEC_HD constexpr uint64_t decode_leading_byte_offset(uint64_t f) { return ((f & 0x3fffu) << 4); }
 // stride_byte_offset: bits 32..45. SBO, in 16-byte units, as for wgmma (the offset from one group of 8 rows, or of K columns, to the next).
 PTXSPEC_HD constexpr uint64_t encode_stride_byte_offset(uint64_t x) { return (x & 0x3ffff) >> 4; }
+PTXSPEC_HD constexpr uint64_t decode_stride_byte_offset(uint64_t f) { return ((f & 0x3fffu) << 4); }
 // version: bits 46..48. Fixed 0b001 (bits 46-48; CUTLASS names bits 46-47 the version, 1 on Blackwell).
-PTXSPEC_HD constexpr uint64_t encode_version(uint64_t /*x*/) { return 1; }
 // base_offset: bits 49..51. Matrix base offset, as for wgmma: 0 when the swizzle pattern starts on its repeat boundary, else (pattern start address >> 7) & 7.
 PTXSPEC_HD constexpr uint64_t encode_base_offset(uint64_t x) { return x; }
+PTXSPEC_HD constexpr uint64_t decode_base_offset(uint64_t f) { return (f & 0x7u); }
 // lbo_mode: bits 52..52. How LBO is read: 0 as a byte offset (as on Hopper); 1 as the absolute address of the second chunk of a 48-byte K extent that would cross a 128-byte boundary (sm_103a only, with 128-byte swizzling and base offset 0).
 PTXSPEC_HD constexpr uint64_t encode_lbo_mode(uint64_t x) { return x; }
+PTXSPEC_HD constexpr uint64_t decode_lbo_mode(uint64_t f) { return (f & 0x1u); }
 // fixed_53: bits 53..60. Fixed 0 (bits 53-60).
-PTXSPEC_HD constexpr uint64_t encode_fixed_53(uint64_t /*x*/) { return 0; }
 // swizzle: bits 61..63. Swizzle mode code (see swizzle_modes); 3, 5 and 7 are invalid.
 PTXSPEC_HD constexpr uint64_t encode_swizzle(uint64_t x) { return x; }
-constexpr uint64_t swizzle_none = 0;  // No swizzle: 8 rows of 16 bytes (interleaved core matrices).
-constexpr uint64_t swizzle_128B_base32B = 1;  // 128-byte rows of 32-byte units, 4 rows per atom; the 32-byte units of row r are permuted by r mod 4. MN-major only.
-constexpr uint64_t swizzle_128B = 2;  // 128-byte rows; the 16-byte units of row r are permuted by r mod 8.
-constexpr uint64_t swizzle_64B = 4;  // 64-byte rows; the 16-byte units of row r are permuted by (r / 2) mod 4.
-constexpr uint64_t swizzle_32B = 6;  // 32-byte rows; the 16-byte units of row r are swapped by (r / 4) mod 2.
-// The 64-bit matrix descriptor; byte values as in the field descriptions, swizzle a swizzle_* code; fixed fields hold their value.
-PTXSPEC_HD constexpr uint64_t make_descriptor(uint64_t start_address, uint64_t leading_byte_offset, uint64_t stride_byte_offset, uint64_t base_offset, uint64_t lbo_mode, uint64_t swizzle) {
-  return (((encode_start_address(start_address)) & 0x3fffull) << 0)
-       | (((encode_leading_byte_offset(leading_byte_offset)) & 0x3fffull) << 16)
-       | (((encode_stride_byte_offset(stride_byte_offset)) & 0x3fffull) << 32)
-       | (((encode_version(0)) & 0x7ull) << 46)
-       | (((encode_base_offset(base_offset)) & 0x7ull) << 49)
-       | (((encode_lbo_mode(lbo_mode)) & 0x1ull) << 52)
-       | (((encode_fixed_53(0)) & 0xffull) << 53)
-       | (((encode_swizzle(swizzle)) & 0x7ull) << 61);
+PTXSPEC_HD constexpr uint64_t decode_swizzle(uint64_t f) { return (f & 0x7u); }
+
+/* The 64-bit matrix descriptor, built field by field with named setters (each returns the
+   changed descriptor), read with the getters of the same names; it converts to the uint64_t that
+   the instructions take. A new descriptor holds the fixed fields' values (version = 1, fixed_53 = 0), which have no setter. Defaults: lbo_mode = 0. */
+struct MatrixDescriptor {
+  uint64_t bits;
+  PTXSPEC_HD constexpr MatrixDescriptor() : bits(0x400000000000ull) {}
+  PTXSPEC_HD constexpr explicit MatrixDescriptor(uint64_t raw) : bits(raw) {}
+  PTXSPEC_HD constexpr operator uint64_t() const { return bits; }
+  // start_address: Shared-memory byte address of the matrix, in 16-byte units
+  PTXSPEC_HD constexpr MatrixDescriptor start_address(SmemAddress x) const {
+    return MatrixDescriptor((bits & ~(0x3fffull << 0)) | ((encode_start_address(x.value) & 0x3fffull) << 0));
+  }
+  PTXSPEC_HD constexpr SmemAddress start_address() const { return SmemAddress(static_cast<uint32_t>(decode_start_address((bits >> 0) & 0x3fffull))); }
+  // leading_byte_offset: LBO, in 16-byte units, as for wgmma (the offset between core matrices or swizzle atoms along the leading dimension); with lbo_mode 1 the address of the second 16-byte chunk of K instead (see lbo_mode)
+  PTXSPEC_HD constexpr MatrixDescriptor leading_byte_offset(uint32_t x) const {
+    return MatrixDescriptor((bits & ~(0x3fffull << 16)) | ((encode_leading_byte_offset(x) & 0x3fffull) << 16));
+  }
+  PTXSPEC_HD constexpr uint32_t leading_byte_offset() const { return static_cast<uint32_t>(decode_leading_byte_offset((bits >> 16) & 0x3fffull)); }
+  // stride_byte_offset: SBO, in 16-byte units, as for wgmma (the offset from one group of 8 rows, or of K columns, to the next)
+  PTXSPEC_HD constexpr MatrixDescriptor stride_byte_offset(uint32_t x) const {
+    return MatrixDescriptor((bits & ~(0x3fffull << 32)) | ((encode_stride_byte_offset(x) & 0x3fffull) << 32));
+  }
+  PTXSPEC_HD constexpr uint32_t stride_byte_offset() const { return static_cast<uint32_t>(decode_stride_byte_offset((bits >> 32) & 0x3fffull)); }
+  // base_offset: Matrix base offset, as for wgmma: 0 when the swizzle pattern starts on its repeat boundary, else (pattern start address >> 7) & 7
+  PTXSPEC_HD constexpr MatrixDescriptor base_offset(uint32_t x) const {
+    return MatrixDescriptor((bits & ~(0x7ull << 49)) | ((encode_base_offset(x) & 0x7ull) << 49));
+  }
+  PTXSPEC_HD constexpr uint32_t base_offset() const { return static_cast<uint32_t>(decode_base_offset((bits >> 49) & 0x7ull)); }
+  // lbo_mode: How LBO is read: 0 as a byte offset (as on Hopper); 1 as the absolute address of the second chunk of a 48-byte K extent that would cross a 128-byte boundary (sm_103a only, with 128-byte swizzling and base offset 0)
+  PTXSPEC_HD constexpr MatrixDescriptor lbo_mode(uint32_t x) const {
+    return MatrixDescriptor((bits & ~(0x1ull << 52)) | ((encode_lbo_mode(x) & 0x1ull) << 52));
+  }
+  PTXSPEC_HD constexpr uint32_t lbo_mode() const { return static_cast<uint32_t>(decode_lbo_mode((bits >> 52) & 0x1ull)); }
+  // swizzle: Swizzle mode code (see swizzle_modes); 3, 5 and 7 are invalid
+  PTXSPEC_HD constexpr MatrixDescriptor swizzle(SwizzleMode x) const {
+    return MatrixDescriptor((bits & ~(0x7ull << 61)) | ((encode_swizzle(static_cast<uint64_t>(x)) & 0x7ull) << 61));
+  }
+  PTXSPEC_HD constexpr SwizzleMode swizzle() const { return static_cast<SwizzleMode>(decode_swizzle((bits >> 61) & 0x7ull)); }
+};
+
+// The descriptor from every field at once (fixed fields hold their value); byte values as in the field descriptions.
+PTXSPEC_HD constexpr MatrixDescriptor make_descriptor(SmemAddress start_address, uint32_t leading_byte_offset, uint32_t stride_byte_offset, uint32_t base_offset, uint32_t lbo_mode, SwizzleMode swizzle) {
+  return MatrixDescriptor().start_address(start_address).leading_byte_offset(leading_byte_offset).stride_byte_offset(stride_byte_offset).base_offset(base_offset).lbo_mode(lbo_mode).swizzle(swizzle);
 }
-// The swizzle on absolute byte address a: b = the mode's B (none 0, 32B 1, 64B 2, 128B 3),
-// o = the base offset, u = the bytes the mode moves as one (16; 32 for swizzle_128B_base32B).
-PTXSPEC_HD constexpr long long swizzle_address(long long a, long long b, long long o, long long u) { return a ^ ((((a >> 7) - o) & ((1 << b) - 1)) * u); }
+
+// The spec's swizzle formula on absolute byte address a (b: the mode's b, o: the base offset, u: the mode's unit).
+PTXSPEC_HD constexpr long long swizzle_formula(long long a, long long b, long long o, long long u) { return a ^ ((((a >> 7) - o) & ((1 << b) - 1)) * u); }
+// The swizzled address of absolute shared-memory byte address a in a mode, with a base offset.
+PTXSPEC_HD constexpr uint32_t swizzle_address(uint32_t a, SwizzleMode mode, uint32_t base_offset = 0) {
+  return static_cast<uint32_t>(swizzle_formula(a, swizzle_b(mode), base_offset, swizzle_unit(mode)));
+}
+PTXSPEC_HD constexpr SmemAddress swizzle_address(SmemAddress a, SwizzleMode mode, uint32_t base_offset = 0) {
+  return SmemAddress(swizzle_address(a.value, mode, base_offset));
+}
 // canonical layout, K-major, no swizzle: ((8,m),(T,2k)):((1T,SBO),(1,LBO)); bit offset of element (mn, k) before swizzling
 PTXSPEC_HD constexpr long long bit_offset_K_major_interleaved(long long mn, long long k, long long bits, long long /*W*/, long long LBO, long long SBO) { return ((((mn % 8) * 128) + (((mn / 8) * SBO) * 8)) + ((k * bits) % 128)) + ((((k * bits) / 128) * LBO) * 8); }
 // canonical layout, K-major, swizzled: ((8,m),(T,2k)):((sT,SBO),(1,T)) with s = W/16; bit offset of element (mn, k) before swizzling
@@ -1437,36 +1732,135 @@ PTXSPEC_HD constexpr long long bit_offset_K_major_swizzled(long long mn, long lo
 PTXSPEC_HD constexpr long long bit_offset_MN_major_interleaved(long long mn, long long k, long long bits, long long /*W*/, long long LBO, long long SBO) { return ((((mn * bits) % 128) + ((((mn * bits) / 128) * SBO) * 8)) + ((k % 8) * 128)) + (((k / 8) * LBO) * 8); }
 // canonical layout, MN-major, swizzled: ((T,s,m),(R,k)):((1,T,LBO),(sT,SBO)) with s = W/16; bit offset of element (mn, k) before swizzling
 PTXSPEC_HD constexpr long long bit_offset_MN_major_swizzled(long long mn, long long k, long long bits, long long W, long long R, long long LBO, long long SBO) { return ((((mn * bits) % (W * 8)) + ((((mn * bits) / (W * 8)) * LBO) * 8)) + (((k % R) * W) * 8)) + (((k / R) * SBO) * 8); }
+// The bit offset of element (mn, k) before swizzling, in the canonical layout of a major and mode (-1: none).
+PTXSPEC_HD constexpr long long bit_offset(Major major, SwizzleMode mode, long long mn, long long k, long long bits, long long LBO, long long SBO) {
+  return !describes(mode, major) ? -1 : major == Major::K && (swizzle_b(mode) == 0) ? bit_offset_K_major_interleaved(mn, k, bits, swizzle_width(mode), LBO, SBO) : major == Major::K && (swizzle_b(mode) != 0) ? bit_offset_K_major_swizzled(mn, k, bits, swizzle_width(mode), LBO, SBO) : major == Major::MN && (swizzle_b(mode) == 0) ? bit_offset_MN_major_interleaved(mn, k, bits, swizzle_width(mode), LBO, SBO) : major == Major::MN && (swizzle_b(mode) != 0) ? bit_offset_MN_major_swizzled(mn, k, bits, swizzle_width(mode), swizzle_rows(mode), LBO, SBO) : -1;
+}
+
+/* advance_k<Major, Mode, Bits, K, Step>(d): the descriptor d of an operand whose instruction
+   reads K columns of Bits-bit elements, moved Step columns along K (its start address moves;
+   the swizzle acts on absolute addresses). Legal exactly where the spec (spec/smem advance_k)
+   says, checked by static_assert:
+     K-major, no swizzle: (k * bits) % 128 == 0
+     K-major, swizzled: ((k * bits) % 128 == 0) & (((k * bits) % (W * 8) == 0) | ((k * bits) % (W * 8) + K * bits <= W * 8))
+     MN-major, no swizzle: (k % 8 == 0) | (k % 8 + K <= 8)
+     MN-major, swizzled: (k % R == 0) | (k % R + K <= R)
+   (k = Step, bits = Bits, W = the mode's width in bytes, R = its rows per atom). */
+PTXSPEC_HD constexpr bool advance_k_legal_K_major_interleaved(long long k, long long bits, long long /*W*/, long long /*K*/) { return ((int)((((k * bits) % 128) == 0))) != 0; }
+PTXSPEC_HD constexpr long long advance_k_bytes_K_major_interleaved(long long k, long long bits, long long /*W*/, long long LBO, long long /*SBO*/) { return ((k * bits) / 128) * LBO; }
+PTXSPEC_HD constexpr bool advance_k_legal_K_major_swizzled(long long k, long long bits, long long W, long long K) { return ((int)((((k * bits) % 128) == 0)) & ((int)((((k * bits) % (W * 8)) == 0)) | (int)(((((k * bits) % (W * 8)) + (K * bits)) <= (W * 8))))) != 0; }
+PTXSPEC_HD constexpr long long advance_k_bytes_K_major_swizzled(long long k, long long bits, long long W, long long LBO, long long /*SBO*/) { return (((k * bits) % (W * 8)) / 8) + (((k * bits) / (W * 8)) * LBO); }
+PTXSPEC_HD constexpr bool advance_k_legal_MN_major_interleaved(long long k, long long /*bits*/, long long /*W*/, long long K) { return ((int)(((k % 8) == 0)) | (int)((((k % 8) + K) <= 8))) != 0; }
+PTXSPEC_HD constexpr long long advance_k_bytes_MN_major_interleaved(long long k, long long /*bits*/, long long /*W*/, long long LBO, long long /*SBO*/) { return ((k % 8) * 16) + ((k / 8) * LBO); }
+PTXSPEC_HD constexpr bool advance_k_legal_MN_major_swizzled(long long k, long long /*bits*/, long long /*W*/, long long R, long long K) { return ((int)(((k % R) == 0)) | (int)((((k % R) + K) <= R))) != 0; }
+PTXSPEC_HD constexpr long long advance_k_bytes_MN_major_swizzled(long long k, long long /*bits*/, long long W, long long R, long long /*LBO*/, long long SBO) { return ((k % R) * W) + ((k / R) * SBO); }
+template <Major Mj, SwizzleMode Mode, int Bits, int K, int Step>
+PTXSPEC_HD constexpr MatrixDescriptor advance_k(MatrixDescriptor d) {
+  static_assert(describes(Mode, Mj), "advance_k: this swizzle mode does not describe operands of this major");
+  static_assert(!(Mj == Major::K && (swizzle_b(Mode) == 0)) || advance_k_legal_K_major_interleaved(Step, Bits, swizzle_width(Mode), K),
+                "advance_k, K-major, no swizzle: legal only when (k * bits) % 128 == 0");
+  static_assert(!(Mj == Major::K && (swizzle_b(Mode) != 0)) || advance_k_legal_K_major_swizzled(Step, Bits, swizzle_width(Mode), K),
+                "advance_k, K-major, swizzled: legal only when ((k * bits) % 128 == 0) & (((k * bits) % (W * 8) == 0) | ((k * bits) % (W * 8) + K * bits <= W * 8))");
+  static_assert(!(Mj == Major::MN && (swizzle_b(Mode) == 0)) || advance_k_legal_MN_major_interleaved(Step, Bits, swizzle_width(Mode), K),
+                "advance_k, MN-major, no swizzle: legal only when (k % 8 == 0) | (k % 8 + K <= 8)");
+  static_assert(!(Mj == Major::MN && (swizzle_b(Mode) != 0)) || advance_k_legal_MN_major_swizzled(Step, Bits, swizzle_width(Mode), swizzle_rows(Mode), K),
+                "advance_k, MN-major, swizzled: legal only when (k % R == 0) | (k % R + K <= R)");
+  return d.start_address(d.start_address() + static_cast<uint32_t>(
+      Mj == Major::K && (swizzle_b(Mode) == 0) ? advance_k_bytes_K_major_interleaved(Step, Bits, swizzle_width(Mode), d.leading_byte_offset(), d.stride_byte_offset()) :
+      Mj == Major::K && (swizzle_b(Mode) != 0) ? advance_k_bytes_K_major_swizzled(Step, Bits, swizzle_width(Mode), d.leading_byte_offset(), d.stride_byte_offset()) :
+      Mj == Major::MN && (swizzle_b(Mode) == 0) ? advance_k_bytes_MN_major_interleaved(Step, Bits, swizzle_width(Mode), d.leading_byte_offset(), d.stride_byte_offset()) :
+      Mj == Major::MN && (swizzle_b(Mode) != 0) ? advance_k_bytes_MN_major_swizzled(Step, Bits, swizzle_width(Mode), swizzle_rows(Mode), d.leading_byte_offset(), d.stride_byte_offset()) :
+      0));
+}
 }  // namespace smem_tcgen05
 
 namespace smem_wgmma {
 // How wgmma finds A and B in shared memory: the 64-bit matrix descriptor, the swizzle modes and the canonical layouts. Matrices start 16-byte aligned. A K-major operand (imm-trans = 0) has its K elements contiguous; an MN-major operand (imm-trans = 1, f16/bf16 only) has its M or N elements contiguous.
-// Descriptor fields (spec/smem): encode_<field>(x) is the field's value for x.
+
+// Swizzle modes (spec/smem swizzle_modes); the value is the mode's code in the descriptor.
+enum class SwizzleMode : uint32_t { none = 0, _128B = 1, _64B = 2, _32B = 3 };
+constexpr SwizzleMode swizzle_none = SwizzleMode::none;  // No swizzle: 8 rows of 16 bytes (interleaved core matrices).
+constexpr SwizzleMode swizzle_128B = SwizzleMode::_128B;  // 128-byte rows; the 16-byte units of row r are permuted by r mod 8.
+constexpr SwizzleMode swizzle_64B = SwizzleMode::_64B;  // 64-byte rows; the 16-byte units of row r are permuted by (r / 2) mod 4.
+constexpr SwizzleMode swizzle_32B = SwizzleMode::_32B;  // 32-byte rows; the 16-byte units of row r are swapped by (r / 4) mod 2.
+// the mode's width
+PTXSPEC_HD constexpr int swizzle_width(SwizzleMode m) { return m == SwizzleMode::none ? 16 : m == SwizzleMode::_128B ? 128 : m == SwizzleMode::_64B ? 64 : m == SwizzleMode::_32B ? 32 : -1; }
+// the mode's b
+PTXSPEC_HD constexpr int swizzle_b(SwizzleMode m) { return m == SwizzleMode::none ? 0 : m == SwizzleMode::_128B ? 3 : m == SwizzleMode::_64B ? 2 : m == SwizzleMode::_32B ? 1 : -1; }
+// the mode's repeat
+PTXSPEC_HD constexpr int swizzle_repeat(SwizzleMode m) { return m == SwizzleMode::none ? 128 : m == SwizzleMode::_128B ? 1024 : m == SwizzleMode::_64B ? 512 : m == SwizzleMode::_32B ? 256 : -1; }
+
+// Majors (spec/smem majors); the value is the transpose bit that selects it.
+enum class Major : int { K = 0, MN = 1 };
+// K: K-major: the K elements of a row of A (a column of B) are contiguous.
+// MN: MN-major: the M elements of a column of A (N elements of a row of B) are contiguous.
+
+// Descriptor fields (spec/smem): encode_<field>(x) is the field's value for x, decode_<field> its inverse.
 // start_address: bits 0..13. Shared-memory byte address of the matrix, in 16-byte units.
 PTXSPEC_HD constexpr uint64_t encode_start_address(uint64_t x) { return (x & 0x3ffff) >> 4; }
+PTXSPEC_HD constexpr uint64_t decode_start_address(uint64_t f) { return ((f & 0x3fffu) << 4); }
 // leading_byte_offset: bits 16..29. LBO, in 16-byte units. K-major: no swizzle - offset between the two 8x16-byte core matrices along K; swizzled - unused while the K extent fits in one swizzle row, otherwise the offset from one W-byte chunk of K to the next (sparse B in 32B swizzle). MN-major: interleaved - offset from the first 8 K columns to the next 8; swizzled - offset from one swizzle width of M/N elements to the next.
 PTXSPEC_HD constexpr uint64_t encode_leading_byte_offset(uint64_t x) { return (x & 0x3ffff) >> 4; }
+PTXSPEC_HD constexpr uint64_t decode_leading_byte_offset(uint64_t f) { return ((f & 0x3fffu) << 4); }
 // stride_byte_offset: bits 32..45. SBO, in 16-byte units. K-major: offset from 8 rows to the next 8 rows. MN-major: interleaved - offset from one 16-byte group of M/N elements to the next; swizzled - offset from the first 8 K columns to the next 8.
 PTXSPEC_HD constexpr uint64_t encode_stride_byte_offset(uint64_t x) { return (x & 0x3ffff) >> 4; }
+PTXSPEC_HD constexpr uint64_t decode_stride_byte_offset(uint64_t f) { return ((f & 0x3fffu) << 4); }
 // base_offset: bits 49..51. Matrix base offset, for swizzled modes whose repeating pattern does not start on its natural boundary: (pattern start address >> 7) & 7; 0 when it does. The hardware subtracts it from the row phase of the address (see `swizzle`, measured on an H100).
 PTXSPEC_HD constexpr uint64_t encode_base_offset(uint64_t x) { return x; }
+PTXSPEC_HD constexpr uint64_t decode_base_offset(uint64_t f) { return (f & 0x7u); }
 // swizzle: bits 62..63. Swizzle mode code (see swizzle_modes).
 PTXSPEC_HD constexpr uint64_t encode_swizzle(uint64_t x) { return x; }
-constexpr uint64_t swizzle_none = 0;  // No swizzle: 8 rows of 16 bytes (interleaved core matrices).
-constexpr uint64_t swizzle_128B = 1;  // 128-byte rows; the 16-byte units of row r are permuted by r mod 8.
-constexpr uint64_t swizzle_64B = 2;  // 64-byte rows; the 16-byte units of row r are permuted by (r / 2) mod 4.
-constexpr uint64_t swizzle_32B = 3;  // 32-byte rows; the 16-byte units of row r are swapped by (r / 4) mod 2.
-// The 64-bit matrix descriptor; byte values as in the field descriptions, swizzle a swizzle_* code.
-PTXSPEC_HD constexpr uint64_t make_descriptor(uint64_t start_address, uint64_t leading_byte_offset, uint64_t stride_byte_offset, uint64_t base_offset, uint64_t swizzle) {
-  return (((encode_start_address(start_address)) & 0x3fffull) << 0)
-       | (((encode_leading_byte_offset(leading_byte_offset)) & 0x3fffull) << 16)
-       | (((encode_stride_byte_offset(stride_byte_offset)) & 0x3fffull) << 32)
-       | (((encode_base_offset(base_offset)) & 0x7ull) << 49)
-       | (((encode_swizzle(swizzle)) & 0x3ull) << 62);
+PTXSPEC_HD constexpr uint64_t decode_swizzle(uint64_t f) { return (f & 0x3u); }
+
+/* The 64-bit matrix descriptor, built field by field with named setters (each returns the
+   changed descriptor), read with the getters of the same names; it converts to the uint64_t that
+   the instructions take. */
+struct MatrixDescriptor {
+  uint64_t bits;
+  PTXSPEC_HD constexpr MatrixDescriptor() : bits(0) {}
+  PTXSPEC_HD constexpr explicit MatrixDescriptor(uint64_t raw) : bits(raw) {}
+  PTXSPEC_HD constexpr operator uint64_t() const { return bits; }
+  // start_address: Shared-memory byte address of the matrix, in 16-byte units
+  PTXSPEC_HD constexpr MatrixDescriptor start_address(SmemAddress x) const {
+    return MatrixDescriptor((bits & ~(0x3fffull << 0)) | ((encode_start_address(x.value) & 0x3fffull) << 0));
+  }
+  PTXSPEC_HD constexpr SmemAddress start_address() const { return SmemAddress(static_cast<uint32_t>(decode_start_address((bits >> 0) & 0x3fffull))); }
+  // leading_byte_offset: LBO, in 16-byte units
+  PTXSPEC_HD constexpr MatrixDescriptor leading_byte_offset(uint32_t x) const {
+    return MatrixDescriptor((bits & ~(0x3fffull << 16)) | ((encode_leading_byte_offset(x) & 0x3fffull) << 16));
+  }
+  PTXSPEC_HD constexpr uint32_t leading_byte_offset() const { return static_cast<uint32_t>(decode_leading_byte_offset((bits >> 16) & 0x3fffull)); }
+  // stride_byte_offset: SBO, in 16-byte units
+  PTXSPEC_HD constexpr MatrixDescriptor stride_byte_offset(uint32_t x) const {
+    return MatrixDescriptor((bits & ~(0x3fffull << 32)) | ((encode_stride_byte_offset(x) & 0x3fffull) << 32));
+  }
+  PTXSPEC_HD constexpr uint32_t stride_byte_offset() const { return static_cast<uint32_t>(decode_stride_byte_offset((bits >> 32) & 0x3fffull)); }
+  // base_offset: Matrix base offset, for swizzled modes whose repeating pattern does not start on its natural boundary: (pattern start address >> 7) & 7; 0 when it does
+  PTXSPEC_HD constexpr MatrixDescriptor base_offset(uint32_t x) const {
+    return MatrixDescriptor((bits & ~(0x7ull << 49)) | ((encode_base_offset(x) & 0x7ull) << 49));
+  }
+  PTXSPEC_HD constexpr uint32_t base_offset() const { return static_cast<uint32_t>(decode_base_offset((bits >> 49) & 0x7ull)); }
+  // swizzle: Swizzle mode code (see swizzle_modes)
+  PTXSPEC_HD constexpr MatrixDescriptor swizzle(SwizzleMode x) const {
+    return MatrixDescriptor((bits & ~(0x3ull << 62)) | ((encode_swizzle(static_cast<uint64_t>(x)) & 0x3ull) << 62));
+  }
+  PTXSPEC_HD constexpr SwizzleMode swizzle() const { return static_cast<SwizzleMode>(decode_swizzle((bits >> 62) & 0x3ull)); }
+};
+
+// The descriptor from every field at once (fixed fields hold their value); byte values as in the field descriptions.
+PTXSPEC_HD constexpr MatrixDescriptor make_descriptor(SmemAddress start_address, uint32_t leading_byte_offset, uint32_t stride_byte_offset, uint32_t base_offset, SwizzleMode swizzle) {
+  return MatrixDescriptor().start_address(start_address).leading_byte_offset(leading_byte_offset).stride_byte_offset(stride_byte_offset).base_offset(base_offset).swizzle(swizzle);
 }
-// The swizzle on absolute byte address a: b = the mode's B (none 0, 32B 1, 64B 2, 128B 3),
-// o = the base offset.
-PTXSPEC_HD constexpr long long swizzle_address(long long a, long long b, long long o) { return a ^ ((((a >> 7) - o) & ((1 << b) - 1)) << 4); }
+
+// The spec's swizzle formula on absolute byte address a (b: the mode's b, o: the base offset).
+PTXSPEC_HD constexpr long long swizzle_formula(long long a, long long b, long long o) { return a ^ ((((a >> 7) - o) & ((1 << b) - 1)) << 4); }
+// The swizzled address of absolute shared-memory byte address a in a mode, with a base offset.
+PTXSPEC_HD constexpr uint32_t swizzle_address(uint32_t a, SwizzleMode mode, uint32_t base_offset = 0) {
+  return static_cast<uint32_t>(swizzle_formula(a, swizzle_b(mode), base_offset));
+}
+PTXSPEC_HD constexpr SmemAddress swizzle_address(SmemAddress a, SwizzleMode mode, uint32_t base_offset = 0) {
+  return SmemAddress(swizzle_address(a.value, mode, base_offset));
+}
 // canonical layout, K-major, no swizzle: ((8,m),(T,2k)):((1T,SBO),(1,LBO)); bit offset of element (mn, k) before swizzling
 PTXSPEC_HD constexpr long long bit_offset_K_major_interleaved(long long mn, long long k, long long bits, long long /*W*/, long long LBO, long long SBO) { return ((((mn % 8) * 128) + (((mn / 8) * SBO) * 8)) + ((k * bits) % 128)) + ((((k * bits) / 128) * LBO) * 8); }
 // canonical layout, K-major, swizzled: ((8,m),(T,2k)):((sT,SBO),(1,T)) with s = W/16; bit offset of element (mn, k) before swizzling
@@ -1475,6 +1869,45 @@ PTXSPEC_HD constexpr long long bit_offset_K_major_swizzled(long long mn, long lo
 PTXSPEC_HD constexpr long long bit_offset_MN_major_interleaved(long long mn, long long k, long long bits, long long /*W*/, long long LBO, long long SBO) { return ((((mn * bits) % 128) + ((((mn * bits) / 128) * SBO) * 8)) + ((k % 8) * 128)) + (((k / 8) * LBO) * 8); }
 // canonical layout, MN-major, swizzled: ((T,s,m),(8,k)):((1,T,LBO),(sT,SBO)) with s = W/16; bit offset of element (mn, k) before swizzling
 PTXSPEC_HD constexpr long long bit_offset_MN_major_swizzled(long long mn, long long k, long long bits, long long W, long long LBO, long long SBO) { return ((((mn * bits) % (W * 8)) + ((((mn * bits) / (W * 8)) * LBO) * 8)) + (((k % 8) * W) * 8)) + (((k / 8) * SBO) * 8); }
+// The bit offset of element (mn, k) before swizzling, in the canonical layout of a major and mode (-1: none).
+PTXSPEC_HD constexpr long long bit_offset(Major major, SwizzleMode mode, long long mn, long long k, long long bits, long long LBO, long long SBO) {
+  return major == Major::K && (swizzle_b(mode) == 0) ? bit_offset_K_major_interleaved(mn, k, bits, swizzle_width(mode), LBO, SBO) : major == Major::K && (swizzle_b(mode) != 0) ? bit_offset_K_major_swizzled(mn, k, bits, swizzle_width(mode), LBO, SBO) : major == Major::MN && (swizzle_b(mode) == 0) ? bit_offset_MN_major_interleaved(mn, k, bits, swizzle_width(mode), LBO, SBO) : major == Major::MN && (swizzle_b(mode) != 0) ? bit_offset_MN_major_swizzled(mn, k, bits, swizzle_width(mode), LBO, SBO) : -1;
+}
+
+/* advance_k<Major, Mode, Bits, K, Step>(d): the descriptor d of an operand whose instruction
+   reads K columns of Bits-bit elements, moved Step columns along K (its start address moves;
+   the swizzle acts on absolute addresses). Legal exactly where the spec (spec/smem advance_k)
+   says, checked by static_assert:
+     K-major, no swizzle: (k * bits) % 128 == 0
+     K-major, swizzled: ((k * bits) % 128 == 0) & (((k * bits) % (W * 8) == 0) | ((k * bits) % (W * 8) + K * bits <= W * 8))
+     MN-major, no swizzle: (k % 8 == 0) | (k % 8 + K <= 8)
+     MN-major, swizzled: (k % 8 == 0) | (k % 8 + K <= 8)
+   (k = Step, bits = Bits, W = the mode's width in bytes). */
+PTXSPEC_HD constexpr bool advance_k_legal_K_major_interleaved(long long k, long long bits, long long /*W*/, long long /*K*/) { return ((int)((((k * bits) % 128) == 0))) != 0; }
+PTXSPEC_HD constexpr long long advance_k_bytes_K_major_interleaved(long long k, long long bits, long long /*W*/, long long LBO, long long /*SBO*/) { return ((k * bits) / 128) * LBO; }
+PTXSPEC_HD constexpr bool advance_k_legal_K_major_swizzled(long long k, long long bits, long long W, long long K) { return ((int)((((k * bits) % 128) == 0)) & ((int)((((k * bits) % (W * 8)) == 0)) | (int)(((((k * bits) % (W * 8)) + (K * bits)) <= (W * 8))))) != 0; }
+PTXSPEC_HD constexpr long long advance_k_bytes_K_major_swizzled(long long k, long long bits, long long W, long long LBO, long long /*SBO*/) { return (((k * bits) % (W * 8)) / 8) + (((k * bits) / (W * 8)) * LBO); }
+PTXSPEC_HD constexpr bool advance_k_legal_MN_major_interleaved(long long k, long long /*bits*/, long long /*W*/, long long K) { return ((int)(((k % 8) == 0)) | (int)((((k % 8) + K) <= 8))) != 0; }
+PTXSPEC_HD constexpr long long advance_k_bytes_MN_major_interleaved(long long k, long long /*bits*/, long long /*W*/, long long LBO, long long /*SBO*/) { return ((k % 8) * 16) + ((k / 8) * LBO); }
+PTXSPEC_HD constexpr bool advance_k_legal_MN_major_swizzled(long long k, long long /*bits*/, long long /*W*/, long long K) { return ((int)(((k % 8) == 0)) | (int)((((k % 8) + K) <= 8))) != 0; }
+PTXSPEC_HD constexpr long long advance_k_bytes_MN_major_swizzled(long long k, long long /*bits*/, long long W, long long /*LBO*/, long long SBO) { return ((k % 8) * W) + ((k / 8) * SBO); }
+template <Major Mj, SwizzleMode Mode, int Bits, int K, int Step>
+PTXSPEC_HD constexpr MatrixDescriptor advance_k(MatrixDescriptor d) {
+  static_assert(!(Mj == Major::K && (swizzle_b(Mode) == 0)) || advance_k_legal_K_major_interleaved(Step, Bits, swizzle_width(Mode), K),
+                "advance_k, K-major, no swizzle: legal only when (k * bits) % 128 == 0");
+  static_assert(!(Mj == Major::K && (swizzle_b(Mode) != 0)) || advance_k_legal_K_major_swizzled(Step, Bits, swizzle_width(Mode), K),
+                "advance_k, K-major, swizzled: legal only when ((k * bits) % 128 == 0) & (((k * bits) % (W * 8) == 0) | ((k * bits) % (W * 8) + K * bits <= W * 8))");
+  static_assert(!(Mj == Major::MN && (swizzle_b(Mode) == 0)) || advance_k_legal_MN_major_interleaved(Step, Bits, swizzle_width(Mode), K),
+                "advance_k, MN-major, no swizzle: legal only when (k % 8 == 0) | (k % 8 + K <= 8)");
+  static_assert(!(Mj == Major::MN && (swizzle_b(Mode) != 0)) || advance_k_legal_MN_major_swizzled(Step, Bits, swizzle_width(Mode), K),
+                "advance_k, MN-major, swizzled: legal only when (k % 8 == 0) | (k % 8 + K <= 8)");
+  return d.start_address(d.start_address() + static_cast<uint32_t>(
+      Mj == Major::K && (swizzle_b(Mode) == 0) ? advance_k_bytes_K_major_interleaved(Step, Bits, swizzle_width(Mode), d.leading_byte_offset(), d.stride_byte_offset()) :
+      Mj == Major::K && (swizzle_b(Mode) != 0) ? advance_k_bytes_K_major_swizzled(Step, Bits, swizzle_width(Mode), d.leading_byte_offset(), d.stride_byte_offset()) :
+      Mj == Major::MN && (swizzle_b(Mode) == 0) ? advance_k_bytes_MN_major_interleaved(Step, Bits, swizzle_width(Mode), d.leading_byte_offset(), d.stride_byte_offset()) :
+      Mj == Major::MN && (swizzle_b(Mode) != 0) ? advance_k_bytes_MN_major_swizzled(Step, Bits, swizzle_width(Mode), d.leading_byte_offset(), d.stride_byte_offset()) :
+      0));
+}
 }  // namespace smem_wgmma
 
 namespace idesc_tcgen05 {

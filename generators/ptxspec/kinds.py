@@ -84,9 +84,10 @@ class CStatement:
         side, i = ref
         return i if side == "out" else len(self.outputs) + i
 
-    def template_int(self, pname: str, what: str, values, min_value=None) -> None:
-        """An immediate as an `int` template parameter, checked by static_assert."""
-        self.tparams.append(f"int {pname}")
+    def template_int(self, pname: str, what: str, values, min_value=None, default=None) -> None:
+        """An immediate as an `int` template parameter (with the spec's default, if any), checked by
+        static_assert."""
+        self.tparams.append(f"int {pname}" + (f" = {default}" if default is not None else ""))
         if values is not None:
             cond = " || ".join(f"{pname} == {x}" for x in values)
             self.asserts.append(f'  static_assert({cond}, "{what} must be one of {", ".join(str(x) for x in values)}");')
@@ -133,6 +134,10 @@ class OperandKind:
 
     def c_doc(self, o: "Operand", v: "Variant") -> str:
         return o.name
+
+    def c_name(self, o: "Operand") -> str:
+        """The name of the operand's C++ template parameter (constants only)."""
+        return camel(o.name)
 
     # -- the executor ---------------------------------------------------------------------------
     def executor_default(self, o: "Operand") -> int | None:
@@ -232,8 +237,8 @@ class Descriptor(OperandKind):
 
     def c_doc(self, o, v):
         of = f" of {o.matrix.upper()}" if o.matrix else ""
-        return (f"{o.name}: 64-bit shared-memory matrix descriptor{of} "
-                f"(ptxspec::smem_{v.family}::make_descriptor)")
+        where = f"ptxspec::smem_{v.family}::MatrixDescriptor" if v.family in v.spec.smem else "uint64_t"
+        return f"{o.name}: 64-bit shared-memory matrix descriptor{of} ({where})"
 
 
 class Metadata(OperandKind):
@@ -301,7 +306,7 @@ class Predicate(OperandKind):
         return "%p0"
 
     def bind_c(self, o, v, st):
-        st.params.append(f"bool {o.name}")
+        st.params.append(f"bool {o.name}" + ("" if o.default is None else f" = {'true' if o.default else 'false'}"))
         ref = st.inp("r", f"static_cast<int>({o.name})")
         st.pre.append((f"p_{o.name}", ref))
         st.pieces.append(("pred", f"p_{o.name}"))
@@ -336,14 +341,15 @@ class Immediate(OperandKind):
         return str(o.min_value or 0)
 
     def bind_c(self, o, v, st):
-        pname = camel(o.name)
-        st.template_int(pname, o.name, o.values, o.min_value)
+        pname = self.c_name(o)
+        st.template_int(pname, o.name, o.values, o.min_value, o.default)
         st.pieces.append(("one", st.inp("n", pname)))
 
     def c_doc(self, o, v):
         vals = (", ".join(map(str, o.values)) if o.values is not None
                 else f">= {o.min_value}" if o.min_value is not None else "any value")
-        return f"{o.name}: template parameter {camel(o.name)} ({vals})"
+        dflt = "" if o.default is None else f"; default {o.default}"
+        return f"{o.name}: template parameter {self.c_name(o)} ({vals}{dflt})"
 
     def check(self, v, o, value):
         if o.values is not None and int(value) not in o.values:
@@ -360,8 +366,11 @@ class Selector(Immediate):
     def resolve(self, o, ctx):
         return Resolved(0, "", values=ctx.sparsity.selectors)
 
+    def c_name(self, o):
+        return "SpSel"  # one name for the sparsity selector in every instruction
+
     def c_doc(self, o, v):
-        return (f"{o.name}: template parameter, sparsity selector: which threads supply metadata "
+        return (f"{o.name}: template parameter SpSel, sparsity selector: which threads supply metadata "
                 f"({', '.join(map(str, o.values or ()))})")
 
 
@@ -381,14 +390,17 @@ class ScaleSelector(OperandKind):
             raise BindingError(f"{v.id}: scale_selector operand {o.name!r} lists no parts")
         refs = []
         for part, vals in o.parts:
-            pname = camel(f"{o.name}_{part}")
+            pname = self.part_name(o, part)
             st.template_int(pname, f"{o.name}.{part}", tuple(vals) or None)
             refs.append(st.inp("n", pname))
         st.pieces.append(("list", refs))
 
+    def part_name(self, o, part: str) -> str:
+        return camel(f"{o.name}_{part}")
+
     def c_doc(self, o, v):
         return f"{o.name}: template parameters " + ", ".join(
-            f"{camel(o.name + '_' + p)} ({min(vs)}..{max(vs)})" for p, vs in o.parts)
+            f"{self.part_name(o, p)} ({min(vs)}..{max(vs)})" for p, vs in o.parts)
 
     def check(self, v, o, value):
         parts = tuple(value) if isinstance(value, (tuple, list)) else None

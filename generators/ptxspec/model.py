@@ -391,6 +391,7 @@ class SharedMemory:
     swizzle_modes: list[SwizzleMode]
     swizzle: Formula
     canonical_layouts: list[dict]
+    majors: list[dict] = field(default_factory=list)  # name, trans (the imm-trans value), description
 
 
 @dataclass(frozen=True)

@@ -206,7 +206,8 @@ def resolve_smem(ctx: Context, docs: list[Document], families: dict[str, Family]
             else:
                 enc = ctx.formula(f, "encode", frozenset({"x"}), d.pos)
             fields.append({**{k: f[k] for k in ("name", "lsb", "width", "description")}, "encode": enc,
-                           "fixed": f.get("fixed"), "default": f.get("default")})
+                           "fixed": f.get("fixed"), "default": f.get("default"),
+                           "takes": f.get("takes", "integer"), "symbol": f.get("symbol")})
         modes = [SwizzleMode(m["name"], m["code"], m["width"], m["b"], m["repeat"], m["description"],
                              m.get("unit", 16), tuple(m.get("majors", ("K", "MN")))) for m in d["swizzle_modes"]]
         codes = [m.code for m in modes]
@@ -214,15 +215,23 @@ def resolve_smem(ctx: Context, docs: list[Document], families: dict[str, Family]
             ctx.p.add(d.at("swizzle_modes"), "two swizzle modes share a code")
         swz = ctx.formula(d, "swizzle", frozenset({"a", "b", "o", "u"}), d.pos)
         ctx.known(d, "family", families, "family")
+        symbols = frozenset(f["symbol"] for f in fields if f["symbol"])
         layouts = []
         for c in d["canonical_layouts"]:
             off = ctx.formula(c, "bit_offset", frozenset({"mn", "k", "bits", "W", "R", "LBO", "SBO"}), d.pos)
-            layouts.append({"major": c["major"], "swizzled": c["swizzled"], "cute": c["cute"], "bit_offset": off})
+            advance = None
+            if "advance_k" in c:
+                adv = c["advance_k"]
+                advance = {"bytes": ctx.formula(adv, "bytes", frozenset({"k", "bits", "W", "R"}) | symbols, d.pos),
+                           "legal": ctx.formula(adv, "legal", frozenset({"k", "bits", "W", "R", "K"}), d.pos)}
+            layouts.append({"major": c["major"], "swizzled": c["swizzled"], "cute": c["cute"], "bit_offset": off,
+                            "advance_k": advance})
         _sample_smem(ctx, d, fields, swz, modes, layouts)
         if swz is None:  # reported; the spec will not load
             continue
+        majors = [{k: m[k] for k in ("name", "trans", "description")} for m in d.get("majors", [])]
         out[d["family"]] = SharedMemory(family=d["family"], description=d["description"], fields=fields,
-                                        swizzle_modes=modes, swizzle=swz, canonical_layouts=layouts)
+                                        swizzle_modes=modes, swizzle=swz, canonical_layouts=layouts, majors=majors)
     return out
 
 

@@ -446,7 +446,7 @@ def kernel_source(spec, p: dict, idx: int, in_off: dict, out_off: int) -> str:
             args.append(f"in[{in_off[o.name]} + t]")
         elif o.kind == "descriptor":
             off, sbo = p["descs"][o.matrix]
-            args.append(f"ptxspec::smem_wgmma::make_descriptor(base + {off}, {LBO}, {sbo}, 0, "
+            args.append(f"ptxspec::smem_wgmma::make_descriptor(ptxspec::SmemAddress(base + {off}), {LBO}, {sbo}, 0, "
                         "ptxspec::smem_wgmma::swizzle_none)")
         elif o.kind == "predicate":
             args.append("true")

@@ -60,8 +60,9 @@ def _from_param(param: str, name: str, buf: str, off: int, pre: list, post: list
 
 
 def call(v, buf: str = "buf", chosen: dict | None = None,
-         shared: str = "smem_addr") -> tuple[list[str], str, list[str]]:
-    """(declarations and loads, the call, stores) for v; operands come from buf[...] in operand order."""
+         shared: str = "smem_addr", generic: bool = False) -> tuple[list[str], str, list[str]]:
+    """(declarations and loads, the call, stores) for v; operands come from buf[...] in operand order.
+    generic: call through the instruction's generic entry point (ptxspec::ops::...) instead of by name."""
     pre, args, post, arg_ops = [], [], [], []
     off = 0
     params = {re.split(r"[^A-Za-z0-9_]+", p.split("[")[0].rstrip(")"))[-1]: p for p in cbind.binding(v.spec, v)["params"]}
@@ -91,6 +92,8 @@ def call(v, buf: str = "buf", chosen: dict | None = None,
             args.append(arg)
     tmpl = immediates(v, chosen)
     fn = f"ptxspec::{cbind.name(v)}" + (f"<{', '.join(tmpl)}>" if tmpl else "")
+    if generic:
+        fn = cbind.generic_call(v.spec, v, chosen)
     call_text = f"{fn}({', '.join(args)});"
     optional = [i for i, o in enumerate(arg_ops) if getattr(o, "optional", False)]
     if optional:  # the overload without the optional operands, too
@@ -98,10 +101,11 @@ def call(v, buf: str = "buf", chosen: dict | None = None,
     return pre, call_text, post
 
 
-def translation_unit(variants, kernel_prefix: str = "k") -> str:
+def translation_unit(variants, kernel_prefix: str = "k", generic_every: int = 0) -> str:
+    """generic_every = n > 0: every n-th variant is called through its generic entry point."""
     out = [PRELUDE]
     for i, v in enumerate(variants):
-        pre, call_text, post = call(v)
+        pre, call_text, post = call(v, generic=bool(generic_every) and i % generic_every == 0)
         uses_shared = any(o.kind == "address" and v.qualifiers.get("space", "") in cbind.SHARED_SPACES
                           for o in v.operands)
         body = []

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 
 from ...kinds import BindingError
 from ...model import Variant
@@ -11,10 +12,16 @@ from ...model import Variant
 def name(v: Variant) -> str:
     """The function name: the opcode with every non-identifier character run turned into `_`,
     and the form appended as `__reg` / `__desc`."""
-    base = re.sub(r"[^A-Za-z0-9]+", "_", v.ptx).strip("_")
-    return f"{base}__{v.form}" if v.form else base
+    return _name(v.ptx, v.form)
 
 
+@lru_cache(maxsize=None)
+def _name(ptx: str, form: str) -> str:
+    base = ident(ptx)
+    return f"{base}__{form}" if form else base
+
+
+@lru_cache(maxsize=None)
 def ident(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", s).strip("_")
 

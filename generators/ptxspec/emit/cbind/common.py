@@ -55,33 +55,111 @@ def scale_maps(spec: Spec) -> list[dict]:
     return out
 
 
+def _member(mode_name: str) -> str:
+    v = ident(mode_name)
+    return f"_{v}" if v[:1].isdigit() else v
+
+
+_TAKES = {  # a field's C++ type, and how its value goes in (x) and comes out (field value v)
+    "shared_address": ("SmemAddress", "x.value", "SmemAddress(static_cast<uint32_t>({v}))"),
+    "bytes": ("uint32_t", "x", "static_cast<uint32_t>({v})"),
+    "integer": ("uint32_t", "x", "static_cast<uint32_t>({v})"),
+    "swizzle_mode": ("SwizzleMode", "static_cast<uint64_t>(x)", "static_cast<SwizzleMode>({v})"),
+}
+
+
+def _mode_test(mj_name: str, swizzled: bool) -> str:
+    """C condition: Major `Mj` and SwizzleMode `Mode` select this canonical layout."""
+    return f"Mj == Major::{mj_name} && (swizzle_b(Mode) {'!=' if swizzled else '=='} 0)"
+
+
 def shared_memory(spec: Spec) -> list[dict]:
+    """Per family with shared-memory operands: the typed descriptor's fields (a setter and getter
+    each, but fixed fields, which only hold their value), the swizzle modes and their attributes,
+    the canonical layouts and, where the spec gives them, the majors and advance_k rules."""
+    from ... import smem as smem_model
     out = []
     for fam in sorted(spec.smem):
         sm = spec.smem[fam]
+        inverse = smem_model.descriptor_fields(spec, fam)
         fields = []
         for f in sm.fields:
-            fn = f"encode_{ident(f['name'])}"
+            fid = ident(f["name"])
+            ctype, to_int, from_int = _TAKES[f.get("takes", "integer")]
+            mask = hex((1 << f["width"]) - 1)
             fields.append({
-                "name": f["name"], "ident": ident(f["name"]), "lsb": f["lsb"], "msb": f["lsb"] + f["width"] - 1,
-                "description": _words(f["description"]), "mask": hex((1 << f["width"]) - 1), "fixed": f.get("fixed"),
-                "encode": cfunc("uint64_t", fn, [("uint64_t", "x")], f["encode"].names, formula_c(f["encode"].source))})
-        canonical = []
+                "name": f["name"], "ident": fid, "lsb": f["lsb"], "msb": f["lsb"] + f["width"] - 1,
+                "description": _words(f["description"]), "short": _words(f["description"]).split(". ")[0].rstrip("."),
+                "mask": mask, "ctype": ctype, "to_int": to_int, "symbol": f.get("symbol"),
+                "fixed": f.get("fixed"), "default": f.get("default"),
+                "from_int": from_int.format(v=f"decode_{fid}((bits >> {f['lsb']}) & {mask}ull)"),
+                "decode": _decode_c(inverse[f["name"]].inverse, "f"),
+                "encode": cfunc("uint64_t", f"encode_{fid}", [("uint64_t", "x")], f["encode"].names,
+                                formula_c(f["encode"].source))})
+        # the bits a default-constructed descriptor holds: the fixed fields' values, the defaults
+        initial = sum(((f["fixed"] if f["fixed"] is not None else f["default"] or 0) << f["lsb"]) for f in fields)
+        rows = any("R" in c["bit_offset"].names for c in sm.canonical_layouts)
+        majors = [m["name"] for m in sm.majors]
+        canonical, advance = [], []
+        symbols = [f for f in fields if f["symbol"]]
         for c in sm.canonical_layouts:
             how = "swizzled" if c["swizzled"] else "interleaved"
             ps = [("long long", x) for x in ("mn", "k", "bits", "W", "R", "LBO", "SBO")
                   if x != "R" or x in c["bit_offset"].names]  # R (rows of a swizzle atom) where a family uses it
+            args = {"mn": "mn", "k": "k", "bits": "bits", "W": "swizzle_width(mode)", "R": "swizzle_rows(mode)",
+                    "LBO": "LBO", "SBO": "SBO"}
             canonical.append({
                 "major": c["major"], "swizzled": c["swizzled"], "cute": c["cute"],
                 "fn": cfunc("long long", f"bit_offset_{c['major']}_major_{how}", ps, c["bit_offset"].names,
-                            formula_c(c["bit_offset"].source))})
+                            formula_c(c["bit_offset"].source)),
+                "call_args": ", ".join(args[x] for _, x in ps)})
+            adv = c.get("advance_k")
+            if adv and c["major"] in majors:
+                tag = f"{c['major']}_major_{how}"
+                legal_ps = [x for x in ("k", "bits", "W", "R", "K") if x != "R" or x in adv["legal"].names]
+                bytes_ps = [x for x in ("k", "bits", "W", "R") if x != "R" or x in adv["bytes"].names]
+                targs = {"k": "Step", "bits": "Bits", "W": "swizzle_width(Mode)", "R": "swizzle_rows(Mode)", "K": "K"}
+                advance.append({
+                    "major": c["major"], "swizzled": c["swizzled"], "legal_text": adv["legal"].source,
+                    "test": _mode_test(c["major"], c["swizzled"]),
+                    "legal": cfunc("bool", f"advance_k_legal_{tag}", [("long long", x) for x in legal_ps],
+                                   adv["legal"].names, f"({formula_c(adv['legal'].source)}) != 0"),
+                    "legal_args": ", ".join(targs[x] for x in legal_ps),
+                    "bytes": cfunc("long long", f"advance_k_bytes_{tag}",
+                                   [("long long", x) for x in bytes_ps + [f["symbol"] for f in symbols]],
+                                   adv["bytes"].names, formula_c(adv["bytes"].source)),
+                    "bytes_args": ", ".join([targs[x] for x in bytes_ps] + [f"d.{f['ident']}()" for f in symbols])})
+        address = [f["ident"] for f in fields if f["ctype"] == "SmemAddress"]
+        if advance and len(address) != 1:
+            advance = []  # advance_k moves the one address field; without one there is nothing to move
         abo = [("long long", x) for x in ("a", "b", "o", "u") if x != "u" or x in sm.swizzle.names]
+        modes = [{"ident": ident(m.name), "member": _member(m.name), "code": m.code, "description": m.description,
+                  "unit": m.unit, "majors": list(m.majors)} for m in sm.swizzle_modes]
+        names = ["width", "b", "repeat"] + ["unit"] * ("u" in sm.swizzle.names) + ["rows"] * rows
+        attrs = [{"name": a, "table": [(_member(m.name), getattr(m, a)) for m in sm.swizzle_modes]} for a in names]
+        # modes that describe only some majors (tcgen05's 128B_base32B: MN only), where the spec names majors
+        limited = [{"member": md["member"], "ident": md["ident"], "majors": md["majors"]}
+                   for md in modes if majors and set(majors) - set(md["majors"])]
         out.append({
             "family": fam, "ident": ident(fam), "description": _words(sm.description), "fields": fields,
-            "swizzle_modes": [{"ident": ident(m.name), "code": m.code, "description": m.description, "unit": m.unit}
-                              for m in sm.swizzle_modes],
-            "swizzle": cfunc("long long", "swizzle_address", abo, sm.swizzle.names, formula_c(sm.swizzle.source)),
-            "canonical": canonical})
+            "initial": hex(initial) + "ull" if initial else "0", "swizzle_modes": modes, "mode_attributes": attrs, "majors": sm.majors,
+            "limited_modes": limited, "unit_arg": "u" in sm.swizzle.names,
+            "swizzle": cfunc("long long", "swizzle_formula", abo, sm.swizzle.names, formula_c(sm.swizzle.source)),
+            "canonical": canonical, "advance": advance, "address_field": address[0] if address else None})
+    return out
+
+
+def type_names(spec: Spec) -> list[str]:
+    return list(spec.types)
+
+
+def reg_lists(spec: Spec) -> list[int]:
+    """The powers of two (2, 4, ...) up to the largest register operand: the PTXSPEC_R<n> macros."""
+    most = max((o.regs for v in spec.variants for o in v.operands), default=1)
+    out, n = [], 2
+    while n <= most:
+        out.append(n)
+        n *= 2
     return out
 
 

@@ -2,6 +2,7 @@
 pass exactly when the target and PTX version allow the variant."""
 from __future__ import annotations
 
+import weakref
 from collections import defaultdict
 
 from ...kinds import BindingError
@@ -58,8 +59,24 @@ def _until(c):
     return c.until  # the first PTX version that no longer accepts it, or None
 
 
+_CACHE: "weakref.WeakKeyDictionary[Spec, dict]" = weakref.WeakKeyDictionary()
+
+
+def _cached(spec: Spec, v: Variant, what: str, make):
+    """make(spec, v), computed once per spec and distinct requirement."""
+    memo = _CACHE.setdefault(spec, {})
+    key = (what, tuple((c.ptx, tuple(sorted(c.targets)), c.until) for c in v.requirement.clauses))
+    if key not in memo:
+        memo[key] = make(spec, v)
+    return memo[key]
+
+
 def requirement_macro(spec: Spec, v: Variant) -> tuple[str, str]:
     """(macro name, its definition) of the guard for v's requirement."""
+    return _cached(spec, v, "macro", _requirement_macro)
+
+
+def _requirement_macro(spec: Spec, v: Variant) -> tuple[str, str]:
     clauses = sorted(v.requirement.clauses, key=lambda c: (c.ptx, sorted(c.targets), str(_until(c))))
 
     def label(c):
@@ -75,6 +92,10 @@ def requirement_macro(spec: Spec, v: Variant) -> tuple[str, str]:
 
 
 def requirement_text(spec: Spec, v: Variant) -> str:
+    return _cached(spec, v, "text", _requirement_text)
+
+
+def _requirement_text(spec: Spec, v: Variant) -> str:
     parts = []
     for c in v.requirement.clauses:
         names = spec.sort_targets(c.targets)
