@@ -139,6 +139,10 @@ class OperandKind:
         """The name of the operand's C++ template parameter (constants only)."""
         return camel(o.name)
 
+    def part_name(self, o: "Operand", part: str) -> str:
+        """The C++ template parameter of one part of a braced tuple of constants."""
+        return camel(f"{o.name}_{part}")
+
     # -- the executor ---------------------------------------------------------------------------
     def executor_default(self, o: "Operand") -> int | None:
         """The value an executor call may leave out (None: the call must give it)."""
@@ -394,9 +398,6 @@ class ScaleSelector(OperandKind):
             st.template_int(pname, f"{o.name}.{part}", tuple(vals) or None)
             refs.append(st.inp("n", pname))
         st.pieces.append(("list", refs))
-
-    def part_name(self, o, part: str) -> str:
-        return camel(f"{o.name}_{part}")
 
     def c_doc(self, o, v):
         return f"{o.name}: template parameters " + ", ".join(

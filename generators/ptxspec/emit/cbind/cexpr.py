@@ -40,11 +40,15 @@ def formula_c(source: str) -> str:
         if isinstance(node, ast.Expression):
             return c(node.body)
         if isinstance(node, ast.Constant):
+            if not isinstance(node.value, int):
+                raise BindingError(f"formula {source!r}: constant {node.value!r} is not an integer")
             return hex(node.value) if node.value > 255 else str(node.value)
         if isinstance(node, ast.Name):
             return node.id
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.Pow):
+                if not (isinstance(node.right, ast.Constant) and isinstance(node.right.value, int)):
+                    raise BindingError(f"formula {source!r}: an exponent must be an integer constant")
                 n = node.right.value
                 return "(" + " * ".join([c(node.left)] * n) + ")" if n else "1"
             return f"({c(node.left)} {_C_BINOP[type(node.op)]} {c(node.right)})"

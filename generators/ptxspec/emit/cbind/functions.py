@@ -94,8 +94,10 @@ def _compress(constraints: tuple[str, ...]) -> tuple[str, ...]:
             continue
         c, x, first = m.group(1), m.group(2), int(m.group(3))
         j = i + 1
-        while j < len(constraints) and _ONE.match(constraints[j]) and \
-                _ONE.match(constraints[j]).groups() == (c, x, str(first + j - i)):
+        while j < len(constraints):
+            nxt = _ONE.match(constraints[j])
+            if nxt is None or nxt.groups() != (c, x, str(first + j - i)):
+                break
             j += 1
         run, start = j - i, first
         while run:
