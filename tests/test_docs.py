@@ -492,7 +492,7 @@ const p=document.createElement('pre');p.id='result';p.textContent=JSON.stringify
 def _sample(pages: dict[str, str], figures: dict[str, ET.Element]) -> tuple[list[str], list[str]]:
     fams = sorted({p.split("/")[1] for p in pages if p.count("/") == 2})
     page_sample = ["docs/index.md", "docs/how-to-read.md"]
-    for f in fams[:1]:
+    for f in [f for f in fams if f"docs/{f}/fragments.md" in pages][:1]:  # a family with fragment figures
         page_sample += [f"docs/{f}/index.md", f"docs/{f}/fragments.md"]
         page_sample += [p for p in (f"docs/{f}/smem.md", f"docs/{f}/sparsity.md") if p in pages][:1]
         tables = sorted((p for p in pages if p.startswith(f"docs/{f}/") and "| opcode | form |" in pages[p]),

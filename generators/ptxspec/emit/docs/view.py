@@ -440,6 +440,11 @@ class FamilyView:
 
     # -- fragments page -------------------------------------------------------------------
     @cached_property
+    def has_fragments(self) -> bool:
+        """Whether any variant holds a matrix in registers (a family of fences has no fragments page)."""
+        return bool(self.figs.frag)
+
+    @cached_property
     def dense_figures(self) -> list[F.FragFigure]:
         return [f for f in self.figs.frag if f.role != "sparse-a"]
 
@@ -521,8 +526,9 @@ class FamilyView:
     @cached_property
     def pages(self) -> list[str]:
         """The family's pages besides the instruction pages, in link order."""
-        return ["fragments"] + (["sparsity"] if self.has_sparsity else []) + (["scale"] if self.scales else []) + \
-            (["smem"] if self.smem else []) + (["descriptors"] if self.descriptors else []) + ["errata"]
+        return (["fragments"] if self.has_fragments else []) + (["sparsity"] if self.has_sparsity else []) + \
+            (["scale"] if self.scales else []) + (["smem"] if self.smem else []) + \
+            (["descriptors"] if self.descriptors else []) + ["errata"]
 
 
 # ---------------------------------------------------------------------------------------------
