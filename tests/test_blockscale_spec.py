@@ -240,7 +240,7 @@ def test_every_block_scaled_variant_has_its_maps_in_headers_and_docs(spec):
     .scale_vec, and its group's operand table links the scale figures of that .scale_vec."""
     gen = default_database().parent
     headers = "\n".join(p.read_text() for p in sorted((gen / "c").glob("*.h")))
-    structs = dict(re.findall(r"^struct (\w+) \{\n(.*?)^\};", headers, re.S | re.M))
+    structs = dict(re.findall(r"^struct (\w+) : shape<[\d, ]+> \{(.*?)\};$", headers, re.M))  # frag::<name>, one line
     pages = "\n".join(p.read_text() for p in sorted((gen / "docs").glob("*/*.md")))
     groups = pages.split("\n## ")
     vs = block_scaled(spec)

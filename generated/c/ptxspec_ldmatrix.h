@@ -676,270 +676,270 @@ struct stmatrix_sync_aligned_m8n8_x4_trans_shared_cta_b16 : shape<32, 8, 8, 0> {
   }
 namespace ops {
 
-/** `ldmatrix` by its opcode's fields: ldmatrix<M, N, K, D, Num, Trans, Space>::call(operands...). */
-template <int M, int N, int K, type D, qual::num Num, qual::trans Trans = qual::trans::none, qual::space Space = qual::space::none>
+/** `ldmatrix` by its opcode's fields: ldmatrix<M, N, D, Num, Trans, Space>::call(operands...). */
+template <int M, int N, type D, qual::num Num, qual::trans Trans = qual::trans::none, qual::space Space = qual::space::none>
 struct ldmatrix {
   static_assert(detail::always_false<int, M>::value,
-                "ptxspec::ops::ldmatrix: no ldmatrix variant has these fields. Valid (M, N, K, D, Num, Trans, Space): 16 16 None b4x16_p64|b6x16_p32|b8 x1 trans none; 16 16 None b4x16_p64|b6x16_p32|b8 x1 trans shared; 16 16 None b4x16_p64|b6x16_p32|b8 x1 trans shared_cta; 16 16 None b4x16_p64|b6x16_p32|b8 x2 trans none; 16 16 None b4x16_p64|b6x16_p32|b8 x2 trans shared; 16 16 None b4x16_p64|b6x16_p32|b8 x2 trans shared_cta; 8 16 None b4x16_p64|b6x16_p32 x1 none none; 8 16 None b4x16_p64|b6x16_p32 x1 none shared; 8 16 None b4x16_p64|b6x16_p32 x1 none shared_cta; 8 16 None b4x16_p64|b6x16_p32 x2 none none; 8 16 None b4x16_p64|b6x16_p32 x2 none shared; 8 16 None b4x16_p64|b6x16_p32 x2 none shared_cta; 8 16 None b4x16_p64|b6x16_p32 x4 none none; 8 16 None b4x16_p64|b6x16_p32 x4 none shared; 8 16 None b4x16_p64|b6x16_p32 x4 none shared_cta; 8 8 None b16 x1 none none; 8 8 None b16 x1 none shared; 8 8 None b16 x1 none shared_cta; 8 8 None b16 x1 trans none; 8 8 None b16 x1 trans shared; 8 8 None b16 x1 trans shared_cta; 8 8 None b16 x2 none none; 8 8 None b16 x2 none shared; 8 8 None b16 x2 none shared_cta; 8 8 None b16 x2 trans none; 8 8 None b16 x2 trans shared; 8 8 None b16 x2 trans shared_cta; 8 8 None b16 x4 none none; 8 8 None b16 x4 none shared; 8 8 None b16 x4 none shared_cta; 8 8 None b16 x4 trans none; 8 8 None b16 x4 trans shared; 8 8 None b16 x4 trans shared_cta");
+                "ptxspec::ops::ldmatrix: no ldmatrix variant has these fields. Valid (M, N, D, Num, Trans, Space): 16 16 b4x16_p64|b6x16_p32|b8 x1 trans none; 16 16 b4x16_p64|b6x16_p32|b8 x1 trans shared; 16 16 b4x16_p64|b6x16_p32|b8 x1 trans shared_cta; 16 16 b4x16_p64|b6x16_p32|b8 x2 trans none; 16 16 b4x16_p64|b6x16_p32|b8 x2 trans shared; 16 16 b4x16_p64|b6x16_p32|b8 x2 trans shared_cta; 8 16 b4x16_p64|b6x16_p32 x1 none none; 8 16 b4x16_p64|b6x16_p32 x1 none shared; 8 16 b4x16_p64|b6x16_p32 x1 none shared_cta; 8 16 b4x16_p64|b6x16_p32 x2 none none; 8 16 b4x16_p64|b6x16_p32 x2 none shared; 8 16 b4x16_p64|b6x16_p32 x2 none shared_cta; 8 16 b4x16_p64|b6x16_p32 x4 none none; 8 16 b4x16_p64|b6x16_p32 x4 none shared; 8 16 b4x16_p64|b6x16_p32 x4 none shared_cta; 8 8 b16 x1 none none; 8 8 b16 x1 none shared; 8 8 b16 x1 none shared_cta; 8 8 b16 x1 trans none; 8 8 b16 x1 trans shared; 8 8 b16 x1 trans shared_cta; 8 8 b16 x2 none none; 8 8 b16 x2 none shared; 8 8 b16 x2 none shared_cta; 8 8 b16 x2 trans none; 8 8 b16 x2 trans shared; 8 8 b16 x2 trans shared_cta; 8 8 b16 x4 none none; 8 8 b16 x4 none shared; 8 8 b16 x4 none shared_cta; 8 8 b16 x4 trans none; 8 8 b16 x4 trans shared; 8 8 b16 x4 trans shared_cta");
 };
-template <> struct ldmatrix<16, 16, None, type::b8, qual::num::x1, qual::trans::trans> {
+template <> struct ldmatrix<16, 16, type::b8, qual::num::x1, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x1_trans_b8, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b4x16_p64, qual::num::x1, qual::trans::trans> {
+template <> struct ldmatrix<16, 16, type::b4x16_p64, qual::num::x1, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x1_trans_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b6x16_p32, qual::num::x1, qual::trans::trans> {
+template <> struct ldmatrix<16, 16, type::b6x16_p32, qual::num::x1, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x1_trans_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b8, qual::num::x1, qual::trans::trans, qual::space::shared> {
+template <> struct ldmatrix<16, 16, type::b8, qual::num::x1, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x1_trans_shared_b8, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b4x16_p64, qual::num::x1, qual::trans::trans, qual::space::shared> {
+template <> struct ldmatrix<16, 16, type::b4x16_p64, qual::num::x1, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x1_trans_shared_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b6x16_p32, qual::num::x1, qual::trans::trans, qual::space::shared> {
+template <> struct ldmatrix<16, 16, type::b6x16_p32, qual::num::x1, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x1_trans_shared_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b8, qual::num::x1, qual::trans::trans, qual::space::shared_cta> {
+template <> struct ldmatrix<16, 16, type::b8, qual::num::x1, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x1_trans_shared_cta_b8, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b4x16_p64, qual::num::x1, qual::trans::trans, qual::space::shared_cta> {
+template <> struct ldmatrix<16, 16, type::b4x16_p64, qual::num::x1, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x1_trans_shared_cta_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b6x16_p32, qual::num::x1, qual::trans::trans, qual::space::shared_cta> {
+template <> struct ldmatrix<16, 16, type::b6x16_p32, qual::num::x1, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x1_trans_shared_cta_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b8, qual::num::x2, qual::trans::trans> {
+template <> struct ldmatrix<16, 16, type::b8, qual::num::x2, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x2_trans_b8, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b4x16_p64, qual::num::x2, qual::trans::trans> {
+template <> struct ldmatrix<16, 16, type::b4x16_p64, qual::num::x2, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x2_trans_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b6x16_p32, qual::num::x2, qual::trans::trans> {
+template <> struct ldmatrix<16, 16, type::b6x16_p32, qual::num::x2, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x2_trans_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b8, qual::num::x2, qual::trans::trans, qual::space::shared> {
+template <> struct ldmatrix<16, 16, type::b8, qual::num::x2, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x2_trans_shared_b8, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b4x16_p64, qual::num::x2, qual::trans::trans, qual::space::shared> {
+template <> struct ldmatrix<16, 16, type::b4x16_p64, qual::num::x2, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x2_trans_shared_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b6x16_p32, qual::num::x2, qual::trans::trans, qual::space::shared> {
+template <> struct ldmatrix<16, 16, type::b6x16_p32, qual::num::x2, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x2_trans_shared_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b8, qual::num::x2, qual::trans::trans, qual::space::shared_cta> {
+template <> struct ldmatrix<16, 16, type::b8, qual::num::x2, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x2_trans_shared_cta_b8, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b4x16_p64, qual::num::x2, qual::trans::trans, qual::space::shared_cta> {
+template <> struct ldmatrix<16, 16, type::b4x16_p64, qual::num::x2, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x2_trans_shared_cta_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<16, 16, None, type::b6x16_p32, qual::num::x2, qual::trans::trans, qual::space::shared_cta> {
+template <> struct ldmatrix<16, 16, type::b6x16_p32, qual::num::x2, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m16n16_x2_trans_shared_cta_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b4x16_p64, qual::num::x1> {
+template <> struct ldmatrix<8, 16, type::b4x16_p64, qual::num::x1> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x1_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b6x16_p32, qual::num::x1> {
+template <> struct ldmatrix<8, 16, type::b6x16_p32, qual::num::x1> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x1_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b4x16_p64, qual::num::x1, qual::trans::none, qual::space::shared> {
+template <> struct ldmatrix<8, 16, type::b4x16_p64, qual::num::x1, qual::trans::none, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x1_shared_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b6x16_p32, qual::num::x1, qual::trans::none, qual::space::shared> {
+template <> struct ldmatrix<8, 16, type::b6x16_p32, qual::num::x1, qual::trans::none, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x1_shared_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b4x16_p64, qual::num::x1, qual::trans::none, qual::space::shared_cta> {
+template <> struct ldmatrix<8, 16, type::b4x16_p64, qual::num::x1, qual::trans::none, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x1_shared_cta_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b6x16_p32, qual::num::x1, qual::trans::none, qual::space::shared_cta> {
+template <> struct ldmatrix<8, 16, type::b6x16_p32, qual::num::x1, qual::trans::none, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x1_shared_cta_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b4x16_p64, qual::num::x2> {
+template <> struct ldmatrix<8, 16, type::b4x16_p64, qual::num::x2> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x2_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b6x16_p32, qual::num::x2> {
+template <> struct ldmatrix<8, 16, type::b6x16_p32, qual::num::x2> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x2_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b4x16_p64, qual::num::x2, qual::trans::none, qual::space::shared> {
+template <> struct ldmatrix<8, 16, type::b4x16_p64, qual::num::x2, qual::trans::none, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x2_shared_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b6x16_p32, qual::num::x2, qual::trans::none, qual::space::shared> {
+template <> struct ldmatrix<8, 16, type::b6x16_p32, qual::num::x2, qual::trans::none, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x2_shared_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b4x16_p64, qual::num::x2, qual::trans::none, qual::space::shared_cta> {
+template <> struct ldmatrix<8, 16, type::b4x16_p64, qual::num::x2, qual::trans::none, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x2_shared_cta_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b6x16_p32, qual::num::x2, qual::trans::none, qual::space::shared_cta> {
+template <> struct ldmatrix<8, 16, type::b6x16_p32, qual::num::x2, qual::trans::none, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x2_shared_cta_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b4x16_p64, qual::num::x4> {
+template <> struct ldmatrix<8, 16, type::b4x16_p64, qual::num::x4> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x4_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b6x16_p32, qual::num::x4> {
+template <> struct ldmatrix<8, 16, type::b6x16_p32, qual::num::x4> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x4_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b4x16_p64, qual::num::x4, qual::trans::none, qual::space::shared> {
+template <> struct ldmatrix<8, 16, type::b4x16_p64, qual::num::x4, qual::trans::none, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x4_shared_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b6x16_p32, qual::num::x4, qual::trans::none, qual::space::shared> {
+template <> struct ldmatrix<8, 16, type::b6x16_p32, qual::num::x4, qual::trans::none, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x4_shared_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b4x16_p64, qual::num::x4, qual::trans::none, qual::space::shared_cta> {
+template <> struct ldmatrix<8, 16, type::b4x16_p64, qual::num::x4, qual::trans::none, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x4_shared_cta_b8x16_b4x16_p64, fragments)
 };
-template <> struct ldmatrix<8, 16, None, type::b6x16_p32, qual::num::x4, qual::trans::none, qual::space::shared_cta> {
+template <> struct ldmatrix<8, 16, type::b6x16_p32, qual::num::x4, qual::trans::none, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n16_x4_shared_cta_b8x16_b6x16_p32, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x1> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x1> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x1_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x1, qual::trans::none, qual::space::shared> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x1, qual::trans::none, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x1_shared_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x1, qual::trans::none, qual::space::shared_cta> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x1, qual::trans::none, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x1_shared_cta_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x1, qual::trans::trans> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x1, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x1_trans_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x1, qual::trans::trans, qual::space::shared> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x1, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x1_trans_shared_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x1, qual::trans::trans, qual::space::shared_cta> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x1, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x1_trans_shared_cta_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x2> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x2> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x2_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x2, qual::trans::none, qual::space::shared> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x2, qual::trans::none, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x2_shared_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x2, qual::trans::none, qual::space::shared_cta> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x2, qual::trans::none, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x2_shared_cta_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x2, qual::trans::trans> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x2, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x2_trans_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x2, qual::trans::trans, qual::space::shared> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x2, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x2_trans_shared_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x2, qual::trans::trans, qual::space::shared_cta> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x2, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x2_trans_shared_cta_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x4> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x4> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x4_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x4, qual::trans::none, qual::space::shared> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x4, qual::trans::none, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x4_shared_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x4, qual::trans::none, qual::space::shared_cta> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x4, qual::trans::none, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x4_shared_cta_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x4, qual::trans::trans> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x4, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x4_trans_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x4, qual::trans::trans, qual::space::shared> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x4, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x4_trans_shared_b16, fragments)
 };
-template <> struct ldmatrix<8, 8, None, type::b16, qual::num::x4, qual::trans::trans, qual::space::shared_cta> {
+template <> struct ldmatrix<8, 8, type::b16, qual::num::x4, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(ldmatrix_sync_aligned_m8n8_x4_trans_shared_cta_b16, fragments)
 };
 
-/** `movmatrix` by its opcode's fields: movmatrix<M, N, K, D>::call(operands...) (A is always D: not a parameter). */
-template <int M, int N, int K, type D>
+/** `movmatrix` by its opcode's fields: movmatrix<M, N, D>::call(operands...) (A is always D: not a parameter). */
+template <int M, int N, type D>
 struct movmatrix {
   static_assert(detail::always_false<int, M>::value,
-                "ptxspec::ops::movmatrix: no movmatrix variant has these fields. Valid (M, N, K, D): 8 8 None b16");
+                "ptxspec::ops::movmatrix: no movmatrix variant has these fields. Valid (M, N, D): 8 8 b16");
 };
-template <> struct movmatrix<8, 8, None, type::b16> {
+template <> struct movmatrix<8, 8, type::b16> {
   PTXSPEC_CALL_57a2819dec(movmatrix_sync_aligned_m8n8_trans_b16, fragments)
 };
 
-/** `stmatrix` by its opcode's fields: stmatrix<M, N, K, A, Num, Trans, Space>::call(operands...). */
-template <int M, int N, int K, type A, qual::num Num, qual::trans Trans = qual::trans::none, qual::space Space = qual::space::none>
+/** `stmatrix` by its opcode's fields: stmatrix<M, N, A, Num, Trans, Space>::call(operands...). */
+template <int M, int N, type A, qual::num Num, qual::trans Trans = qual::trans::none, qual::space Space = qual::space::none>
 struct stmatrix {
   static_assert(detail::always_false<int, M>::value,
-                "ptxspec::ops::stmatrix: no stmatrix variant has these fields. Valid (M, N, K, A, Num, Trans, Space): 16 8 None b8 x1|x2|x4 trans none; 16 8 None b8 x1|x2|x4 trans shared; 16 8 None b8 x1|x2|x4 trans shared_cta; 8 8 None b16 x1|x2|x4 none none; 8 8 None b16 x1|x2|x4 none shared; 8 8 None b16 x1|x2|x4 none shared_cta; 8 8 None b16 x1|x2|x4 trans none; 8 8 None b16 x1|x2|x4 trans shared; 8 8 None b16 x1|x2|x4 trans shared_cta");
+                "ptxspec::ops::stmatrix: no stmatrix variant has these fields. Valid (M, N, A, Num, Trans, Space): 16 8 b8 x1|x2|x4 trans none; 16 8 b8 x1|x2|x4 trans shared; 16 8 b8 x1|x2|x4 trans shared_cta; 8 8 b16 x1|x2|x4 none none; 8 8 b16 x1|x2|x4 none shared; 8 8 b16 x1|x2|x4 none shared_cta; 8 8 b16 x1|x2|x4 trans none; 8 8 b16 x1|x2|x4 trans shared; 8 8 b16 x1|x2|x4 trans shared_cta");
 };
-template <> struct stmatrix<16, 8, None, type::b8, qual::num::x1, qual::trans::trans> {
+template <> struct stmatrix<16, 8, type::b8, qual::num::x1, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m16n8_x1_trans_b8, fragments)
 };
-template <> struct stmatrix<16, 8, None, type::b8, qual::num::x1, qual::trans::trans, qual::space::shared> {
+template <> struct stmatrix<16, 8, type::b8, qual::num::x1, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m16n8_x1_trans_shared_b8, fragments)
 };
-template <> struct stmatrix<16, 8, None, type::b8, qual::num::x1, qual::trans::trans, qual::space::shared_cta> {
+template <> struct stmatrix<16, 8, type::b8, qual::num::x1, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m16n8_x1_trans_shared_cta_b8, fragments)
 };
-template <> struct stmatrix<16, 8, None, type::b8, qual::num::x2, qual::trans::trans> {
+template <> struct stmatrix<16, 8, type::b8, qual::num::x2, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m16n8_x2_trans_b8, fragments)
 };
-template <> struct stmatrix<16, 8, None, type::b8, qual::num::x2, qual::trans::trans, qual::space::shared> {
+template <> struct stmatrix<16, 8, type::b8, qual::num::x2, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m16n8_x2_trans_shared_b8, fragments)
 };
-template <> struct stmatrix<16, 8, None, type::b8, qual::num::x2, qual::trans::trans, qual::space::shared_cta> {
+template <> struct stmatrix<16, 8, type::b8, qual::num::x2, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m16n8_x2_trans_shared_cta_b8, fragments)
 };
-template <> struct stmatrix<16, 8, None, type::b8, qual::num::x4, qual::trans::trans> {
+template <> struct stmatrix<16, 8, type::b8, qual::num::x4, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m16n8_x4_trans_b8, fragments)
 };
-template <> struct stmatrix<16, 8, None, type::b8, qual::num::x4, qual::trans::trans, qual::space::shared> {
+template <> struct stmatrix<16, 8, type::b8, qual::num::x4, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m16n8_x4_trans_shared_b8, fragments)
 };
-template <> struct stmatrix<16, 8, None, type::b8, qual::num::x4, qual::trans::trans, qual::space::shared_cta> {
+template <> struct stmatrix<16, 8, type::b8, qual::num::x4, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m16n8_x4_trans_shared_cta_b8, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x1> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x1> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x1_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x1, qual::trans::none, qual::space::shared> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x1, qual::trans::none, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x1_shared_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x1, qual::trans::none, qual::space::shared_cta> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x1, qual::trans::none, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x1_shared_cta_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x1, qual::trans::trans> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x1, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x1_trans_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x1, qual::trans::trans, qual::space::shared> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x1, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x1_trans_shared_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x1, qual::trans::trans, qual::space::shared_cta> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x1, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x1_trans_shared_cta_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x2> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x2> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x2_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x2, qual::trans::none, qual::space::shared> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x2, qual::trans::none, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x2_shared_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x2, qual::trans::none, qual::space::shared_cta> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x2, qual::trans::none, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x2_shared_cta_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x2, qual::trans::trans> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x2, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x2_trans_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x2, qual::trans::trans, qual::space::shared> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x2, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x2_trans_shared_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x2, qual::trans::trans, qual::space::shared_cta> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x2, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x2_trans_shared_cta_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x4> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x4> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x4_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x4, qual::trans::none, qual::space::shared> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x4, qual::trans::none, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x4_shared_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x4, qual::trans::none, qual::space::shared_cta> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x4, qual::trans::none, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x4_shared_cta_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x4, qual::trans::trans> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x4, qual::trans::trans> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x4_trans_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x4, qual::trans::trans, qual::space::shared> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x4, qual::trans::trans, qual::space::shared> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x4_trans_shared_b16, fragments)
 };
-template <> struct stmatrix<8, 8, None, type::b16, qual::num::x4, qual::trans::trans, qual::space::shared_cta> {
+template <> struct stmatrix<8, 8, type::b16, qual::num::x4, qual::trans::trans, qual::space::shared_cta> {
   PTXSPEC_CALL_57a2819dec(stmatrix_sync_aligned_m8n8_x4_trans_shared_cta_b16, fragments)
 };
 }  // namespace ops

@@ -58,8 +58,8 @@ def axes(spec: Spec) -> dict[str, list[str]]:
 def key_fields(variants: list[Variant]) -> list[dict]:
     """The key's fields: name, C++ parameter (name, type), values, default (None: none)."""
     fields = []
-    if any(v.m is not None for v in variants):
-        for f in SHAPE:
+    for f in SHAPE:  # shapes without K (ldmatrix's m8n8) leave K out of the key
+        if any(getattr(v, f) is not None for v in variants):
             fields.append({"field": f, "param": f.upper(), "ctype": "int", "default": None})
     for f in TYPES:
         same = [g for g in TYPES[:TYPES.index(f)] if all(getattr(v, f) == getattr(v, g) for v in variants)]
