@@ -56,12 +56,13 @@ def headers(spec, tmp_path_factory) -> Path:
 
 
 def _cases(sm):
-    """(layout, mode, bits, K): every canonical layout with every mode it applies to, at element
-    widths 1..32 bits and instruction extents of 64 to 512 bits (the wgmma operands: 256 bits of K
-    per dense operand, 128 or 512 for sparse A and B)."""
+    """(layout, mode, bits, K): every canonical layout with every mode it applies to (a mode that
+    describes only some majors, only those), at element widths 1..32 bits and instruction extents
+    of 64 to 512 bits (the wgmma operands: 256 bits of K per dense operand, 128 or 512 for sparse A
+    and B)."""
     for c in sm.canonical_layouts:
         for m in sm.swizzle_modes:
-            if (m.b > 0) != bool(c["swizzled"]):
+            if (m.b > 0) != bool(c["swizzled"]) or c["major"] not in m.majors:
                 continue
             for bits in (1, 4, 8, 16, 32):
                 for span in (128, 256, 512):
@@ -69,28 +70,31 @@ def _cases(sm):
                         yield c, m, bits, span // bits
 
 
-def test_advance_k_is_what_the_canonical_layouts_say(spec):
-    sm = spec.smem["wgmma"]
+@pytest.mark.parametrize("family", ["wgmma", "tcgen05"])
+def test_advance_k_is_what_the_canonical_layouts_say(spec, family):
+    sm = spec.smem[family]
+    assert all(c["advance_k"] for c in sm.canonical_layouts)
     lbo, sbo, start = 4096, 1536, 0x8000  # no coincidence (LBO = W, SBO = 8 W) that makes a layout linear
     checked = legal_seen = 0
     for c, m, bits, K in _cases(sm):
         adv = c["advance_k"]
         mn = np.arange(64)[:, None]
         j = np.arange(K)[None, :]
+        dims = dict(W=m.width, R=m.rows)
 
-        def addr(first, cols, c=c, m=m, bits=bits, mn=mn):  # swizzled bit address of element (mn, cols)
-            off = np.asarray(c["bit_offset"](mn=mn, k=cols, bits=bits, W=m.width, LBO=lbo, SBO=sbo), dtype=np.int64)
+        def addr(first, cols, c=c, m=m, bits=bits, mn=mn, dims=dims):  # swizzled bit address of element (mn, cols)
+            off = np.asarray(c["bit_offset"](mn=mn, k=cols, bits=bits, LBO=lbo, SBO=sbo, **dims), dtype=np.int64)
             byte = first + off // 8
-            return np.asarray(sm.swizzle(a=byte, b=m.b, o=0), dtype=np.int64) * 8 + off % 8
+            return np.asarray(sm.swizzle(a=byte, b=m.b, o=0, u=m.unit), dtype=np.int64) * 8 + off % 8
 
         for k in range(0, 4 * m.width * 8 // bits + 1):
-            step_bits = int(c["bit_offset"](mn=0, k=k, bits=bits, W=m.width, LBO=lbo, SBO=sbo))
+            step_bits = int(c["bit_offset"](mn=0, k=k, bits=bits, LBO=lbo, SBO=sbo, **dims))
             truth = step_bits % 128 == 0 and np.array_equal(addr(start + step_bits // 8, j), addr(start, j + k))
-            legal = bool(adv["legal"](k=k, bits=bits, W=m.width, K=K))
+            legal = bool(adv["legal"](k=k, bits=bits, K=K, **dims))
             assert legal == truth, (c["major"], c["swizzled"], m.name, bits, K, k)
             if legal:
                 legal_seen += 1
-                assert int(adv["bytes"](k=k, bits=bits, W=m.width, LBO=lbo, SBO=sbo)) == step_bits // 8
+                assert int(adv["bytes"](k=k, bits=bits, LBO=lbo, SBO=sbo, **dims)) == step_bits // 8
             checked += 1
     assert checked > 1000 and legal_seen > 100
 
@@ -109,6 +113,19 @@ static_assert(uint64_t(sm::make_descriptor(ptxspec::SmemAddress(0x400), 16, 1024
 static_assert(sm::advance_k<sm::Major::K, sm::swizzle_128B, 16, 16, 48>(d).start_address().value == 0x400 + 96, "");
 static_assert(sm::swizzle_address(0x410u, sm::swizzle_128B) == 0x410u, "");
 static_assert(sm::swizzle_address(0x490u, sm::swizzle_128B) == 0x480u, "");
+// tcgen05 (PTX ISA 9.7.16.4.1): a fixed 0b001 at bits 46-48 that no setter changes, a 3-bit swizzle
+// field with its own codes, and 128-byte swizzling of 32-byte units (bits 5-6 ^= bits 7-8) in 4-row
+// atoms, MN-major only
+namespace tc = ptxspec::smem_tcgen05;
+constexpr tc::MatrixDescriptor e = tc::MatrixDescriptor().start_address(ptxspec::SmemAddress(0x400))
+    .leading_byte_offset(16).stride_byte_offset(1024).swizzle(tc::swizzle_128B);
+static_assert(uint64_t(tc::MatrixDescriptor()) == 1ull << 46, "");
+static_assert(uint64_t(e) >> 61 == 2 && (uint64_t(e) >> 46 & 7) == 1 && e.swizzle() == tc::SwizzleMode::_128B, "");
+static_assert(uint64_t(tc::make_descriptor(ptxspec::SmemAddress(0x400), 16, 1024, 0, 0, tc::swizzle_128B)) == uint64_t(e), "");
+static_assert(tc::advance_k<tc::Major::K, tc::swizzle_128B, 16, 16, 48>(e).start_address().value == 0x400 + 96, "");
+static_assert(tc::advance_k<tc::Major::MN, tc::swizzle_128B_base32B, 16, 2, 2>(e).start_address().value == 0x400 + 256, "");
+static_assert(tc::swizzle_address(0x490u, tc::swizzle_128B_base32B) == 0x4B0u, "");
+static_assert(tc::bit_offset(tc::Major::K, tc::swizzle_128B_base32B, 0, 0, 16, 16, 1024) == -1, "");
 int main() { return 0; }
 """
 
@@ -121,6 +138,10 @@ BAD = {
     "a swizzle mode as a byte offset": "auto x = sm::MatrixDescriptor().leading_byte_offset(sm::swizzle_128B);",
     "a step past the swizzle row": "auto x = sm::advance_k<sm::Major::K, sm::swizzle_128B, 16, 16, 56>(sm::MatrixDescriptor());",
     "a step of half a 16-byte unit": "auto x = sm::advance_k<sm::Major::K, sm::swizzle_128B, 16, 16, 4>(sm::MatrixDescriptor());",
+    "tcgen05: a setter for the fixed version": "auto x = tc::MatrixDescriptor().version(2);",
+    "tcgen05: a Hopper swizzle mode": "auto x = tc::MatrixDescriptor().swizzle(sm::swizzle_128B);",
+    "tcgen05: 128B_base32B for a K-major operand":
+        "auto x = tc::advance_k<tc::Major::K, tc::swizzle_128B_base32B, 16, 16, 0>(tc::MatrixDescriptor());",
 }
 
 
@@ -148,6 +169,8 @@ def test_mixed_up_descriptor_code_does_not_compile(headers, tmp_path, what):
     assert r.returncode != 0, f"{what}: compiled"
     if "step" in what:
         assert "advance_k, K-major, swizzled: legal only when" in r.stderr
+    if "K-major operand" in what:
+        assert "advance_k: this swizzle mode does not describe operands of this major" in r.stderr
 
 
 def test_generic_entry_point_refuses_what_the_spec_lacks(spec, headers, tmp_path):

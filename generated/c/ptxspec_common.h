@@ -283,8 +283,9 @@ namespace detail {
 template <class T, T> struct always_false { static constexpr bool value = false; };
 }  // namespace detail
 
-/* Element types (spec/types.yaml): the D, A, B, C fields of the generic entry points. */
-enum class type : int { f64, f32, tf32, f16, bf16, e4m3, e5m2, e3m2, e2m3, e2m1, ue8m0, ue4m3, s32, s4, u4, s8, u8, b1, b32, b16, b8, u32, b8x16, b6x16_p32, b4x16_p64, b2 };
+/* Element types (spec/types.yaml): the D, A, B, C fields of the generic entry points (`none`:
+   the opcode names no type there). */
+enum class type : int { none, f64, f32, tf32, f16, bf16, e4m3, e5m2, e3m2, e2m3, e2m1, ue8m0, ue4m3, s32, s4, u4, s8, u8, b1, b32, b16, b8, u32, b8x16, b6x16_p32, b4x16_p64, b2 };
 
 /* Qualifier axes of the opcodes (`none`: the qualifier is absent): the other fields of the
    generic entry points. */
@@ -298,6 +299,7 @@ enum class cta_group : int { none, _1, _2 };
 enum class decompress : int { none, lut_b };
 enum class exclusive : int { none, exclusive };
 enum class fence_kind : int { none, after_thread_sync, before_thread_sync };
+enum class form : int { none, desc, desc_scaled, reg, tmem, tmem_scaled };
 enum class kind : int { none, f16, f8f6f4, i8, mxf4, mxf4nvf4, mxf8f6f4, tf32, ti16 };
 enum class layout : int { none, col, row };
 enum class multicast : int { none, cluster, cluster_32b };

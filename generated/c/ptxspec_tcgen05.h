@@ -5940,118 +5940,118 @@ template <> struct tcgen05_commit<qual::cta_group::_2, qual::sync_restrict::shar
   PTXSPEC_CALL_57a2819dec(tcgen05_commit_cta_group_2_sync_restrict_shared_read_mma_a_mbarrier_arrive_one_shared_cluster_multicast_cluster_32b_b64, fragments)
 };
 
-/** `tcgen05.cp` by its opcode's fields: tcgen05_cp<D, A, CtaGroup, CpShape, Warpx>::call(operands...). */
-template <type D, type A, qual::cta_group CtaGroup, qual::cp_shape CpShape, qual::warpx Warpx = qual::warpx::none>
+/** `tcgen05.cp` by its opcode's fields: tcgen05_cp<CtaGroup, CpShape, D, A, Warpx>::call(operands...). */
+template <qual::cta_group CtaGroup, qual::cp_shape CpShape, type D = type::none, type A = type::none, qual::warpx Warpx = qual::warpx::none>
 struct tcgen05_cp {
-  static_assert(detail::always_false<type, D>::value,
-                "ptxspec::ops::tcgen05_cp: no tcgen05.cp variant has these fields. Valid (D, A, CtaGroup, CpShape, Warpx):   _1 _128x128b|_128x256b|_4x256b none; b8x16 b4x16_p64 _1 _128x128b|_128x256b|_4x256b none; b8x16 b6x16_p32 _1 _128x128b|_128x256b|_4x256b none;   _1 _32x128b warpx4; b8x16 b4x16_p64 _1 _32x128b warpx4; b8x16 b6x16_p32 _1 _32x128b warpx4;   _1 _64x128b warpx2_01_23; b8x16 b4x16_p64 _1 _64x128b warpx2_01_23; b8x16 b6x16_p32 _1 _64x128b warpx2_01_23;   _1 _64x128b warpx2_02_13; b8x16 b4x16_p64 _1 _64x128b warpx2_02_13; b8x16 b6x16_p32 _1 _64x128b warpx2_02_13;   _2 _128x128b|_128x256b|_4x256b none; b8x16 b4x16_p64 _2 _128x128b|_128x256b|_4x256b none; b8x16 b6x16_p32 _2 _128x128b|_128x256b|_4x256b none;   _2 _32x128b warpx4; b8x16 b4x16_p64 _2 _32x128b warpx4; b8x16 b6x16_p32 _2 _32x128b warpx4;   _2 _64x128b warpx2_01_23; b8x16 b4x16_p64 _2 _64x128b warpx2_01_23; b8x16 b6x16_p32 _2 _64x128b warpx2_01_23;   _2 _64x128b warpx2_02_13; b8x16 b4x16_p64 _2 _64x128b warpx2_02_13; b8x16 b6x16_p32 _2 _64x128b warpx2_02_13");
+  static_assert(detail::always_false<qual::cta_group, CtaGroup>::value,
+                "ptxspec::ops::tcgen05_cp: no tcgen05.cp variant has these fields. Valid (CtaGroup, CpShape, D, A, Warpx): _1 _128x128b|_128x256b|_4x256b none none none; _1 _128x128b|_128x256b|_4x256b b8x16 b4x16_p64 none; _1 _128x128b|_128x256b|_4x256b b8x16 b6x16_p32 none; _1 _32x128b none none warpx4; _1 _32x128b b8x16 b4x16_p64 warpx4; _1 _32x128b b8x16 b6x16_p32 warpx4; _1 _64x128b none none warpx2_01_23; _1 _64x128b b8x16 b4x16_p64 warpx2_01_23; _1 _64x128b b8x16 b6x16_p32 warpx2_01_23; _1 _64x128b none none warpx2_02_13; _1 _64x128b b8x16 b4x16_p64 warpx2_02_13; _1 _64x128b b8x16 b6x16_p32 warpx2_02_13; _2 _128x128b|_128x256b|_4x256b none none none; _2 _128x128b|_128x256b|_4x256b b8x16 b4x16_p64 none; _2 _128x128b|_128x256b|_4x256b b8x16 b6x16_p32 none; _2 _32x128b none none warpx4; _2 _32x128b b8x16 b4x16_p64 warpx4; _2 _32x128b b8x16 b6x16_p32 warpx4; _2 _64x128b none none warpx2_01_23; _2 _64x128b b8x16 b4x16_p64 warpx2_01_23; _2 _64x128b b8x16 b6x16_p32 warpx2_01_23; _2 _64x128b none none warpx2_02_13; _2 _64x128b b8x16 b4x16_p64 warpx2_02_13; _2 _64x128b b8x16 b6x16_p32 warpx2_02_13");
 };
-template <> struct tcgen05_cp<type::, type::, qual::cta_group::_1, qual::cp_shape::_128x128b> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_128x128b> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_128x128b, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b4x16_p64, qual::cta_group::_1, qual::cp_shape::_128x128b> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_128x128b, type::b8x16, type::b4x16_p64> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_128x128b_b8x16_b4x16_p64, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b6x16_p32, qual::cta_group::_1, qual::cp_shape::_128x128b> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_128x128b, type::b8x16, type::b6x16_p32> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_128x128b_b8x16_b6x16_p32, fragments)
 };
-template <> struct tcgen05_cp<type::, type::, qual::cta_group::_1, qual::cp_shape::_128x256b> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_128x256b> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_128x256b, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b4x16_p64, qual::cta_group::_1, qual::cp_shape::_128x256b> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_128x256b, type::b8x16, type::b4x16_p64> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_128x256b_b8x16_b4x16_p64, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b6x16_p32, qual::cta_group::_1, qual::cp_shape::_128x256b> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_128x256b, type::b8x16, type::b6x16_p32> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_128x256b_b8x16_b6x16_p32, fragments)
 };
-template <> struct tcgen05_cp<type::, type::, qual::cta_group::_1, qual::cp_shape::_32x128b, qual::warpx::warpx4> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_32x128b, type::none, type::none, qual::warpx::warpx4> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_32x128b_warpx4, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b4x16_p64, qual::cta_group::_1, qual::cp_shape::_32x128b, qual::warpx::warpx4> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_32x128b, type::b8x16, type::b4x16_p64, qual::warpx::warpx4> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_32x128b_warpx4_b8x16_b4x16_p64, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b6x16_p32, qual::cta_group::_1, qual::cp_shape::_32x128b, qual::warpx::warpx4> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_32x128b, type::b8x16, type::b6x16_p32, qual::warpx::warpx4> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_32x128b_warpx4_b8x16_b6x16_p32, fragments)
 };
-template <> struct tcgen05_cp<type::, type::, qual::cta_group::_1, qual::cp_shape::_4x256b> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_4x256b> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_4x256b, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b4x16_p64, qual::cta_group::_1, qual::cp_shape::_4x256b> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_4x256b, type::b8x16, type::b4x16_p64> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_4x256b_b8x16_b4x16_p64, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b6x16_p32, qual::cta_group::_1, qual::cp_shape::_4x256b> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_4x256b, type::b8x16, type::b6x16_p32> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_4x256b_b8x16_b6x16_p32, fragments)
 };
-template <> struct tcgen05_cp<type::, type::, qual::cta_group::_1, qual::cp_shape::_64x128b, qual::warpx::warpx2_01_23> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_64x128b, type::none, type::none, qual::warpx::warpx2_01_23> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_64x128b_warpx2_01_23, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b4x16_p64, qual::cta_group::_1, qual::cp_shape::_64x128b, qual::warpx::warpx2_01_23> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_64x128b, type::b8x16, type::b4x16_p64, qual::warpx::warpx2_01_23> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_64x128b_warpx2_01_23_b8x16_b4x16_p64, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b6x16_p32, qual::cta_group::_1, qual::cp_shape::_64x128b, qual::warpx::warpx2_01_23> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_64x128b, type::b8x16, type::b6x16_p32, qual::warpx::warpx2_01_23> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_64x128b_warpx2_01_23_b8x16_b6x16_p32, fragments)
 };
-template <> struct tcgen05_cp<type::, type::, qual::cta_group::_1, qual::cp_shape::_64x128b, qual::warpx::warpx2_02_13> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_64x128b, type::none, type::none, qual::warpx::warpx2_02_13> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_64x128b_warpx2_02_13, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b4x16_p64, qual::cta_group::_1, qual::cp_shape::_64x128b, qual::warpx::warpx2_02_13> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_64x128b, type::b8x16, type::b4x16_p64, qual::warpx::warpx2_02_13> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_64x128b_warpx2_02_13_b8x16_b4x16_p64, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b6x16_p32, qual::cta_group::_1, qual::cp_shape::_64x128b, qual::warpx::warpx2_02_13> {
+template <> struct tcgen05_cp<qual::cta_group::_1, qual::cp_shape::_64x128b, type::b8x16, type::b6x16_p32, qual::warpx::warpx2_02_13> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_1_64x128b_warpx2_02_13_b8x16_b6x16_p32, fragments)
 };
-template <> struct tcgen05_cp<type::, type::, qual::cta_group::_2, qual::cp_shape::_128x128b> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_128x128b> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_128x128b, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b4x16_p64, qual::cta_group::_2, qual::cp_shape::_128x128b> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_128x128b, type::b8x16, type::b4x16_p64> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_128x128b_b8x16_b4x16_p64, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b6x16_p32, qual::cta_group::_2, qual::cp_shape::_128x128b> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_128x128b, type::b8x16, type::b6x16_p32> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_128x128b_b8x16_b6x16_p32, fragments)
 };
-template <> struct tcgen05_cp<type::, type::, qual::cta_group::_2, qual::cp_shape::_128x256b> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_128x256b> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_128x256b, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b4x16_p64, qual::cta_group::_2, qual::cp_shape::_128x256b> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_128x256b, type::b8x16, type::b4x16_p64> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_128x256b_b8x16_b4x16_p64, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b6x16_p32, qual::cta_group::_2, qual::cp_shape::_128x256b> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_128x256b, type::b8x16, type::b6x16_p32> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_128x256b_b8x16_b6x16_p32, fragments)
 };
-template <> struct tcgen05_cp<type::, type::, qual::cta_group::_2, qual::cp_shape::_32x128b, qual::warpx::warpx4> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_32x128b, type::none, type::none, qual::warpx::warpx4> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_32x128b_warpx4, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b4x16_p64, qual::cta_group::_2, qual::cp_shape::_32x128b, qual::warpx::warpx4> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_32x128b, type::b8x16, type::b4x16_p64, qual::warpx::warpx4> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_32x128b_warpx4_b8x16_b4x16_p64, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b6x16_p32, qual::cta_group::_2, qual::cp_shape::_32x128b, qual::warpx::warpx4> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_32x128b, type::b8x16, type::b6x16_p32, qual::warpx::warpx4> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_32x128b_warpx4_b8x16_b6x16_p32, fragments)
 };
-template <> struct tcgen05_cp<type::, type::, qual::cta_group::_2, qual::cp_shape::_4x256b> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_4x256b> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_4x256b, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b4x16_p64, qual::cta_group::_2, qual::cp_shape::_4x256b> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_4x256b, type::b8x16, type::b4x16_p64> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_4x256b_b8x16_b4x16_p64, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b6x16_p32, qual::cta_group::_2, qual::cp_shape::_4x256b> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_4x256b, type::b8x16, type::b6x16_p32> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_4x256b_b8x16_b6x16_p32, fragments)
 };
-template <> struct tcgen05_cp<type::, type::, qual::cta_group::_2, qual::cp_shape::_64x128b, qual::warpx::warpx2_01_23> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_64x128b, type::none, type::none, qual::warpx::warpx2_01_23> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_64x128b_warpx2_01_23, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b4x16_p64, qual::cta_group::_2, qual::cp_shape::_64x128b, qual::warpx::warpx2_01_23> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_64x128b, type::b8x16, type::b4x16_p64, qual::warpx::warpx2_01_23> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_64x128b_warpx2_01_23_b8x16_b4x16_p64, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b6x16_p32, qual::cta_group::_2, qual::cp_shape::_64x128b, qual::warpx::warpx2_01_23> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_64x128b, type::b8x16, type::b6x16_p32, qual::warpx::warpx2_01_23> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_64x128b_warpx2_01_23_b8x16_b6x16_p32, fragments)
 };
-template <> struct tcgen05_cp<type::, type::, qual::cta_group::_2, qual::cp_shape::_64x128b, qual::warpx::warpx2_02_13> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_64x128b, type::none, type::none, qual::warpx::warpx2_02_13> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_64x128b_warpx2_02_13, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b4x16_p64, qual::cta_group::_2, qual::cp_shape::_64x128b, qual::warpx::warpx2_02_13> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_64x128b, type::b8x16, type::b4x16_p64, qual::warpx::warpx2_02_13> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_64x128b_warpx2_02_13_b8x16_b4x16_p64, fragments)
 };
-template <> struct tcgen05_cp<type::b8x16, type::b6x16_p32, qual::cta_group::_2, qual::cp_shape::_64x128b, qual::warpx::warpx2_02_13> {
+template <> struct tcgen05_cp<qual::cta_group::_2, qual::cp_shape::_64x128b, type::b8x16, type::b6x16_p32, qual::warpx::warpx2_02_13> {
   PTXSPEC_CALL_57a2819dec(tcgen05_cp_cta_group_2_64x128b_warpx2_02_13_b8x16_b6x16_p32, fragments)
 };
 
@@ -7057,451 +7057,703 @@ template <> struct tcgen05_ld_spcompress<32, 8, 1, type::f32, type::b2, qual::re
   PTXSPEC_CALL_57a2819dec(tcgen05_ld_spcompress_sync_aligned_32x32b_x8_sp_2_4_min_f32_b2, fragments)
 };
 
-/** `tcgen05.mma` by its opcode's fields: tcgen05_mma<CtaGroup, Kind, Ashift, Decompress, BlockScale, ScaleVec>::call<ScaleInputD>(operands...). */
-template <qual::cta_group CtaGroup, qual::kind Kind, qual::ashift Ashift = qual::ashift::none, qual::decompress Decompress = qual::decompress::none, qual::block_scale BlockScale = qual::block_scale::none, qual::scale_vec ScaleVec = qual::scale_vec::none>
+/** `tcgen05.mma` by its opcode's fields: tcgen05_mma<CtaGroup, Kind, Form, Ashift, Decompress, BlockScale, ScaleVec>::call<ScaleInputD>(operands...). */
+template <qual::cta_group CtaGroup, qual::kind Kind, qual::form Form, qual::ashift Ashift = qual::ashift::none, qual::decompress Decompress = qual::decompress::none, qual::block_scale BlockScale = qual::block_scale::none, qual::scale_vec ScaleVec = qual::scale_vec::none>
 struct tcgen05_mma {
   static_assert(detail::always_false<qual::cta_group, CtaGroup>::value,
-                "ptxspec::ops::tcgen05_mma: no tcgen05.mma variant has these fields. Valid (CtaGroup, Kind, Ashift, Decompress, BlockScale, ScaleVec): _1 f16|f8f6f4|i8|tf32|ti16 ashift none none none; _1 f16|f8f6f4|i8|tf32|ti16 none none none none; _1 f8f6f4 none lut_b none none; _1 mxf4|mxf4nvf4|mxf8f6f4 none none block_scale block32; _1 mxf4|mxf4nvf4 none none block_scale _2X; _1 mxf4|mxf8f6f4 none none block_scale none; _1 mxf4nvf4 none none block_scale block16; _1 mxf4nvf4 none none block_scale _4X; _1 mxf8f6f4 none lut_b block_scale block32; _1 mxf8f6f4 none lut_b block_scale none; _1 mxf8f6f4 none lut_b block_scale _1X; _1 mxf8f6f4 none none block_scale _1X; _2 f16|f8f6f4|i8|tf32|ti16 ashift none none none; _2 f16|f8f6f4|i8|tf32|ti16 none none none none; _2 f8f6f4 none lut_b none none; _2 mxf4|mxf4nvf4|mxf8f6f4 none none block_scale block32; _2 mxf4|mxf4nvf4 none none block_scale _2X; _2 mxf4|mxf8f6f4 none none block_scale none; _2 mxf4nvf4 none none block_scale block16; _2 mxf4nvf4 none none block_scale _4X; _2 mxf8f6f4 none lut_b block_scale block32; _2 mxf8f6f4 none lut_b block_scale none; _2 mxf8f6f4 none lut_b block_scale _1X; _2 mxf8f6f4 none none block_scale _1X");
+                "ptxspec::ops::tcgen05_mma: no tcgen05.mma variant has these fields. Valid (CtaGroup, Kind, Form, Ashift, Decompress, BlockScale, ScaleVec): _1 f16|f8f6f4|i8|tf32|ti16 tmem ashift none none none; _1 f16|i8|tf32|ti16 tmem_scaled ashift none none none; _1 f16|f8f6f4|i8|tf32|ti16 desc none none none none; _1 f16|i8|tf32|ti16 desc_scaled none none none none; _1 f16|f8f6f4|i8|tf32|ti16 tmem none none none none; _1 f16|i8|tf32|ti16 tmem_scaled none none none none; _1 f8f6f4 desc none lut_b none none; _1 f8f6f4 tmem none lut_b none none; _1 mxf4|mxf4nvf4|mxf8f6f4 desc none none block_scale block32; _1 mxf4|mxf4nvf4|mxf8f6f4 tmem none none block_scale block32; _1 mxf4|mxf4nvf4 desc none none block_scale _2X; _1 mxf4|mxf4nvf4 tmem none none block_scale _2X; _1 mxf4|mxf8f6f4 desc none none block_scale none; _1 mxf4|mxf8f6f4 tmem none none block_scale none; _1 mxf4nvf4 desc none none block_scale block16; _1 mxf4nvf4 tmem none none block_scale block16; _1 mxf4nvf4 desc none none block_scale _4X; _1 mxf4nvf4 tmem none none block_scale _4X; _1 mxf8f6f4 desc none lut_b block_scale block32; _1 mxf8f6f4 tmem none lut_b block_scale block32; _1 mxf8f6f4 desc none lut_b block_scale none; _1 mxf8f6f4 tmem none lut_b block_scale none; _1 mxf8f6f4 desc none lut_b block_scale _1X; _1 mxf8f6f4 tmem none lut_b block_scale _1X; _1 mxf8f6f4 desc none none block_scale _1X; _1 mxf8f6f4 tmem none none block_scale _1X; _2 f16|f8f6f4|i8|tf32|ti16 tmem ashift none none none; _2 f16|i8|tf32|ti16 tmem_scaled ashift none none none; _2 f16|f8f6f4|i8|tf32|ti16 desc none none none none; _2 f16|i8|tf32|ti16 desc_scaled none none none none; _2 f16|f8f6f4|i8|tf32|ti16 tmem none none none none; _2 f16|i8|tf32|ti16 tmem_scaled none none none none; _2 f8f6f4 desc none lut_b none none; _2 f8f6f4 tmem none lut_b none none; _2 mxf4|mxf4nvf4|mxf8f6f4 desc none none block_scale block32; _2 mxf4|mxf4nvf4|mxf8f6f4 tmem none none block_scale block32; _2 mxf4|mxf4nvf4 desc none none block_scale _2X; _2 mxf4|mxf4nvf4 tmem none none block_scale _2X; _2 mxf4|mxf8f6f4 desc none none block_scale none; _2 mxf4|mxf8f6f4 tmem none none block_scale none; _2 mxf4nvf4 desc none none block_scale block16; _2 mxf4nvf4 tmem none none block_scale block16; _2 mxf4nvf4 desc none none block_scale _4X; _2 mxf4nvf4 tmem none none block_scale _4X; _2 mxf8f6f4 desc none lut_b block_scale block32; _2 mxf8f6f4 tmem none lut_b block_scale block32; _2 mxf8f6f4 desc none lut_b block_scale none; _2 mxf8f6f4 tmem none lut_b block_scale none; _2 mxf8f6f4 desc none lut_b block_scale _1X; _2 mxf8f6f4 tmem none lut_b block_scale _1X; _2 mxf8f6f4 desc none none block_scale _1X; _2 mxf8f6f4 tmem none none block_scale _1X");
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f16, qual::ashift::ashift> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f16, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_f16_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f16, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_1_kind_f16_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f16> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f16, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_f16__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f16, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_1_kind_f16__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f16, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_f16__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f16, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_1_kind_f16__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f8f6f4, qual::ashift::ashift> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f8f6f4, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_f8f6f4_ashift__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f8f6f4, qual::ashift::none, qual::decompress::lut_b> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f8f6f4, qual::form::desc, qual::ashift::none, qual::decompress::lut_b> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_f8f6f4_decompress_lut_b__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f8f6f4, qual::form::tmem, qual::ashift::none, qual::decompress::lut_b> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_f8f6f4_decompress_lut_b__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f8f6f4> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f8f6f4, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_f8f6f4__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::f8f6f4, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_f8f6f4__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::i8, qual::ashift::ashift> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::i8, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_i8_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::i8, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_1_kind_i8_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::i8> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::i8, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_i8__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::i8, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_1_kind_i8__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::i8, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_i8__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::i8, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_1_kind_i8__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf4_block_scale_block32__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf4_block_scale_block32__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf4_block_scale_scale_vec_2X__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf4_block_scale_scale_vec_2X__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf4_block_scale__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf4_block_scale__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block16> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block16> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf4nvf4_block_scale_block16__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block16> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf4nvf4_block_scale_block16__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf4nvf4_block_scale_block32__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf4nvf4_block_scale_block32__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf4nvf4_block_scale_scale_vec_2X__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf4nvf4_block_scale_scale_vec_2X__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_4X> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_4X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf4nvf4_block_scale_scale_vec_4X__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_4X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf4nvf4_block_scale_scale_vec_4X__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale, qual::scale_vec::block32> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf8f6f4_block_scale_block32_decompress_lut_b__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf8f6f4_block_scale_block32_decompress_lut_b__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf8f6f4_block_scale_block32__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf8f6f4_block_scale_block32__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf8f6f4_block_scale_decompress_lut_b__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf8f6f4_block_scale_decompress_lut_b__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale, qual::scale_vec::_1X> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale, qual::scale_vec::_1X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf8f6f4_block_scale_scale_vec_1X_decompress_lut_b__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale, qual::scale_vec::_1X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf8f6f4_block_scale_scale_vec_1X_decompress_lut_b__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_1X> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_1X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf8f6f4_block_scale_scale_vec_1X__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_1X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf8f6f4_block_scale_scale_vec_1X__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf8f6f4_block_scale__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_mxf8f6f4_block_scale__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::tf32, qual::ashift::ashift> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::tf32, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_tf32_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::tf32, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_1_kind_tf32_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::tf32> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::tf32, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_tf32__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::tf32, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_1_kind_tf32__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::tf32, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_tf32__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::tf32, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_1_kind_tf32__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::ti16, qual::ashift::ashift> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::ti16, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_ti16_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::ti16, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_1_kind_ti16_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::ti16> {
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::ti16, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_ti16__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::ti16, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_1_kind_ti16__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::ti16, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_1_kind_ti16__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_1, qual::kind::ti16, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_1_kind_ti16__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f16, qual::ashift::ashift> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f16, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_f16_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f16, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_2_kind_f16_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f16> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f16, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_f16__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f16, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_2_kind_f16__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f16, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_f16__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f16, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_2_kind_f16__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f8f6f4, qual::ashift::ashift> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f8f6f4, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_f8f6f4_ashift__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f8f6f4, qual::ashift::none, qual::decompress::lut_b> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f8f6f4, qual::form::desc, qual::ashift::none, qual::decompress::lut_b> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_f8f6f4_decompress_lut_b__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f8f6f4, qual::form::tmem, qual::ashift::none, qual::decompress::lut_b> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_f8f6f4_decompress_lut_b__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f8f6f4> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f8f6f4, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_f8f6f4__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::f8f6f4, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_f8f6f4__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::i8, qual::ashift::ashift> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::i8, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_i8_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::i8, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_2_kind_i8_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::i8> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::i8, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_i8__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::i8, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_2_kind_i8__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::i8, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_i8__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::i8, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_2_kind_i8__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf4_block_scale_block32__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf4_block_scale_block32__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf4_block_scale_scale_vec_2X__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf4_block_scale_scale_vec_2X__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf4_block_scale__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf4_block_scale__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block16> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block16> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf4nvf4_block_scale_block16__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block16> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf4nvf4_block_scale_block16__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf4nvf4_block_scale_block32__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf4nvf4_block_scale_block32__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf4nvf4_block_scale_scale_vec_2X__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf4nvf4_block_scale_scale_vec_2X__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_4X> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_4X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf4nvf4_block_scale_scale_vec_4X__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_4X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf4nvf4_block_scale_scale_vec_4X__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale, qual::scale_vec::block32> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf8f6f4_block_scale_block32_decompress_lut_b__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf8f6f4_block_scale_block32_decompress_lut_b__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf8f6f4_block_scale_block32__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf8f6f4_block_scale_block32__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf8f6f4_block_scale_decompress_lut_b__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf8f6f4_block_scale_decompress_lut_b__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale, qual::scale_vec::_1X> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale, qual::scale_vec::_1X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf8f6f4_block_scale_scale_vec_1X_decompress_lut_b__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::decompress::lut_b, qual::block_scale::block_scale, qual::scale_vec::_1X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf8f6f4_block_scale_scale_vec_1X_decompress_lut_b__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_1X> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_1X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf8f6f4_block_scale_scale_vec_1X__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale, qual::scale_vec::_1X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf8f6f4_block_scale_scale_vec_1X__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf8f6f4_block_scale__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::decompress::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_mxf8f6f4_block_scale__tmem, tmem)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::tf32, qual::ashift::ashift> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::tf32, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_tf32_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::tf32, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_2_kind_tf32_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::tf32> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::tf32, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_tf32__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::tf32, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_2_kind_tf32__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::tf32, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_tf32__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::tf32, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_2_kind_tf32__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::ti16, qual::ashift::ashift> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::ti16, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_ti16_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::ti16, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_2_kind_ti16_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::ti16> {
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::ti16, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_ti16__desc, desc)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::ti16, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_2_kind_ti16__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::ti16, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_cta_group_2_kind_ti16__tmem, tmem)
+};
+template <> struct tcgen05_mma<qual::cta_group::_2, qual::kind::ti16, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_cta_group_2_kind_ti16__tmem_scaled, tmem_scaled)
 };
 
-/** `tcgen05.mma.sp` by its opcode's fields: tcgen05_mma_sp<CtaGroup, Kind, Ashift, BlockScale, ScaleVec>::call<ScaleInputD>(operands...). */
-template <qual::cta_group CtaGroup, qual::kind Kind, qual::ashift Ashift = qual::ashift::none, qual::block_scale BlockScale = qual::block_scale::none, qual::scale_vec ScaleVec = qual::scale_vec::none>
+/** `tcgen05.mma.sp` by its opcode's fields: tcgen05_mma_sp<CtaGroup, Kind, Form, Ashift, BlockScale, ScaleVec>::call<ScaleInputD>(operands...). */
+template <qual::cta_group CtaGroup, qual::kind Kind, qual::form Form, qual::ashift Ashift = qual::ashift::none, qual::block_scale BlockScale = qual::block_scale::none, qual::scale_vec ScaleVec = qual::scale_vec::none>
 struct tcgen05_mma_sp {
   static_assert(detail::always_false<qual::cta_group, CtaGroup>::value,
-                "ptxspec::ops::tcgen05_mma_sp: no tcgen05.mma.sp variant has these fields. Valid (CtaGroup, Kind, Ashift, BlockScale, ScaleVec): _1 f16|f8f6f4|i8|tf32|ti16 ashift none none; _1 f16|f8f6f4|i8|tf32|ti16 none none none; _1 mxf4|mxf4nvf4|mxf8f6f4 none block_scale block32; _1 mxf4|mxf4nvf4 none block_scale _2X; _1 mxf4|mxf8f6f4 none block_scale none; _1 mxf4nvf4 none block_scale block16; _1 mxf4nvf4 none block_scale _4X; _1 mxf8f6f4 none block_scale _1X; _2 f16|f8f6f4|i8|tf32|ti16 ashift none none; _2 f16|f8f6f4|i8|tf32|ti16 none none none; _2 mxf4|mxf4nvf4|mxf8f6f4 none block_scale block32; _2 mxf4|mxf4nvf4 none block_scale _2X; _2 mxf4|mxf8f6f4 none block_scale none; _2 mxf4nvf4 none block_scale block16; _2 mxf4nvf4 none block_scale _4X; _2 mxf8f6f4 none block_scale _1X");
+                "ptxspec::ops::tcgen05_mma_sp: no tcgen05.mma.sp variant has these fields. Valid (CtaGroup, Kind, Form, Ashift, BlockScale, ScaleVec): _1 f16|f8f6f4|i8|tf32|ti16 tmem ashift none none; _1 f16|i8|tf32|ti16 tmem_scaled ashift none none; _1 f16|f8f6f4|i8|tf32|ti16 desc none none none; _1 f16|i8|tf32|ti16 desc_scaled none none none; _1 f16|f8f6f4|i8|tf32|ti16 tmem none none none; _1 f16|i8|tf32|ti16 tmem_scaled none none none; _1 mxf4|mxf4nvf4|mxf8f6f4 desc none block_scale block32; _1 mxf4|mxf4nvf4|mxf8f6f4 tmem none block_scale block32; _1 mxf4|mxf4nvf4 desc none block_scale _2X; _1 mxf4|mxf4nvf4 tmem none block_scale _2X; _1 mxf4|mxf8f6f4 desc none block_scale none; _1 mxf4|mxf8f6f4 tmem none block_scale none; _1 mxf4nvf4 desc none block_scale block16; _1 mxf4nvf4 tmem none block_scale block16; _1 mxf4nvf4 desc none block_scale _4X; _1 mxf4nvf4 tmem none block_scale _4X; _1 mxf8f6f4 desc none block_scale _1X; _1 mxf8f6f4 tmem none block_scale _1X; _2 f16|f8f6f4|i8|tf32|ti16 tmem ashift none none; _2 f16|i8|tf32|ti16 tmem_scaled ashift none none; _2 f16|f8f6f4|i8|tf32|ti16 desc none none none; _2 f16|i8|tf32|ti16 desc_scaled none none none; _2 f16|f8f6f4|i8|tf32|ti16 tmem none none none; _2 f16|i8|tf32|ti16 tmem_scaled none none none; _2 mxf4|mxf4nvf4|mxf8f6f4 desc none block_scale block32; _2 mxf4|mxf4nvf4|mxf8f6f4 tmem none block_scale block32; _2 mxf4|mxf4nvf4 desc none block_scale _2X; _2 mxf4|mxf4nvf4 tmem none block_scale _2X; _2 mxf4|mxf8f6f4 desc none block_scale none; _2 mxf4|mxf8f6f4 tmem none block_scale none; _2 mxf4nvf4 desc none block_scale block16; _2 mxf4nvf4 tmem none block_scale block16; _2 mxf4nvf4 desc none block_scale _4X; _2 mxf4nvf4 tmem none block_scale _4X; _2 mxf8f6f4 desc none block_scale _1X; _2 mxf8f6f4 tmem none block_scale _1X");
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::f16, qual::ashift::ashift> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::f16, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_f16_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::f16, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_1_kind_f16_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::f16> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::f16, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_f16__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::f16, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_1_kind_f16__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::f16, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_f16__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::f16, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_1_kind_f16__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::f8f6f4, qual::ashift::ashift> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::f8f6f4, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_f8f6f4_ashift__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::f8f6f4> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::f8f6f4, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_f8f6f4__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::f8f6f4, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_f8f6f4__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::i8, qual::ashift::ashift> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::i8, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_i8_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::i8, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_1_kind_i8_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::i8> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::i8, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_i8__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::i8, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_1_kind_i8__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::i8, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_i8__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::i8, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_1_kind_i8__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf4_block_scale_block32__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf4_block_scale_block32__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf4_block_scale_scale_vec_2X__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf4_block_scale_scale_vec_2X__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4, qual::ashift::none, qual::block_scale::block_scale> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf4_block_scale__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf4_block_scale__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block16> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block16> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf4nvf4_block_scale_block16__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block16> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf4nvf4_block_scale_block16__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf4nvf4_block_scale_block32__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf4nvf4_block_scale_block32__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf4nvf4_block_scale_scale_vec_2X__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf4nvf4_block_scale_scale_vec_2X__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_4X> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_4X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf4nvf4_block_scale_scale_vec_4X__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_4X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf4nvf4_block_scale_scale_vec_4X__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf8f6f4_block_scale_block32__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf8f6f4_block_scale_block32__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_1X> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_1X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf8f6f4_block_scale_scale_vec_1X__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_1X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf8f6f4_block_scale_scale_vec_1X__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::ashift::none, qual::block_scale::block_scale> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf8f6f4_block_scale__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_mxf8f6f4_block_scale__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::tf32, qual::ashift::ashift> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::tf32, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_tf32_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::tf32, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_1_kind_tf32_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::tf32> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::tf32, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_tf32__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::tf32, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_1_kind_tf32__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::tf32, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_tf32__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::tf32, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_1_kind_tf32__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::ti16, qual::ashift::ashift> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::ti16, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_ti16_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::ti16, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_1_kind_ti16_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::ti16> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::ti16, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_ti16__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::ti16, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_1_kind_ti16__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::ti16, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_1_kind_ti16__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_1, qual::kind::ti16, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_1_kind_ti16__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::f16, qual::ashift::ashift> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::f16, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_f16_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::f16, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_2_kind_f16_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::f16> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::f16, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_f16__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::f16, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_2_kind_f16__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::f16, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_f16__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::f16, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_2_kind_f16__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::f8f6f4, qual::ashift::ashift> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::f8f6f4, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_f8f6f4_ashift__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::f8f6f4> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::f8f6f4, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_f8f6f4__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::f8f6f4, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_f8f6f4__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::i8, qual::ashift::ashift> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::i8, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_i8_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::i8, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_2_kind_i8_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::i8> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::i8, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_i8__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::i8, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_2_kind_i8__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::i8, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_i8__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::i8, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_2_kind_i8__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf4_block_scale_block32__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf4_block_scale_block32__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf4_block_scale_scale_vec_2X__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf4_block_scale_scale_vec_2X__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4, qual::ashift::none, qual::block_scale::block_scale> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf4_block_scale__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf4_block_scale__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block16> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block16> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf4nvf4_block_scale_block16__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block16> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf4nvf4_block_scale_block16__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf4nvf4_block_scale_block32__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf4nvf4_block_scale_block32__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf4nvf4_block_scale_scale_vec_2X__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_2X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf4nvf4_block_scale_scale_vec_2X__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_4X> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_4X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf4nvf4_block_scale_scale_vec_4X__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf4nvf4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_4X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf4nvf4_block_scale_scale_vec_4X__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf8f6f4_block_scale_block32__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::block32> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf8f6f4_block_scale_block32__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_1X> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_1X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf8f6f4_block_scale_scale_vec_1X__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale, qual::scale_vec::_1X> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf8f6f4_block_scale_scale_vec_1X__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::ashift::none, qual::block_scale::block_scale> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::desc, qual::ashift::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf8f6f4_block_scale__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::mxf8f6f4, qual::form::tmem, qual::ashift::none, qual::block_scale::block_scale> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_mxf8f6f4_block_scale__tmem, tmem)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::tf32, qual::ashift::ashift> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::tf32, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_tf32_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::tf32, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_2_kind_tf32_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::tf32> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::tf32, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_tf32__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::tf32, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_2_kind_tf32__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::tf32, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_tf32__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::tf32, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_2_kind_tf32__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::ti16, qual::ashift::ashift> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::ti16, qual::form::tmem, qual::ashift::ashift> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_ti16_ashift__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::ti16, qual::form::tmem_scaled, qual::ashift::ashift> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_2_kind_ti16_ashift__tmem_scaled, tmem_scaled)
 };
-template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::ti16> {
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::ti16, qual::form::desc> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_ti16__desc, desc)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::ti16, qual::form::desc_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_2_kind_ti16__desc_scaled, desc_scaled)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::ti16, qual::form::tmem> {
   PTXSPEC_CALL_d547f875a5(tcgen05_mma_sp_cta_group_2_kind_ti16__tmem, tmem)
+};
+template <> struct tcgen05_mma_sp<qual::cta_group::_2, qual::kind::ti16, qual::form::tmem_scaled> {
   PTXSPEC_CALL_7076830ac3(tcgen05_mma_sp_cta_group_2_kind_ti16__tmem_scaled, tmem_scaled)
 };
 
-/** `tcgen05.mma.ws` by its opcode's fields: tcgen05_mma_ws<Kind, CtaGroup>::call(operands...). */
-template <qual::kind Kind, qual::cta_group CtaGroup = qual::cta_group::_1>
+/** `tcgen05.mma.ws` by its opcode's fields: tcgen05_mma_ws<Kind, Form, CtaGroup>::call(operands...). */
+template <qual::kind Kind, qual::form Form, qual::cta_group CtaGroup = qual::cta_group::_1>
 struct tcgen05_mma_ws {
   static_assert(detail::always_false<qual::kind, Kind>::value,
-                "ptxspec::ops::tcgen05_mma_ws: no tcgen05.mma.ws variant has these fields. Valid (Kind, CtaGroup): f16|f8f6f4|i8|tf32|ti16 _1");
+                "ptxspec::ops::tcgen05_mma_ws: no tcgen05.mma.ws variant has these fields. Valid (Kind, Form, CtaGroup): f16|f8f6f4|i8|tf32|ti16 desc _1; f16|f8f6f4|i8|tf32|ti16 tmem _1");
 };
-template <> struct tcgen05_mma_ws<qual::kind::f16> {
+template <> struct tcgen05_mma_ws<qual::kind::f16, qual::form::desc> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_cta_group_1_kind_f16__desc, desc)
+};
+template <> struct tcgen05_mma_ws<qual::kind::f16, qual::form::tmem> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_cta_group_1_kind_f16__tmem, tmem)
 };
-template <> struct tcgen05_mma_ws<qual::kind::f8f6f4> {
+template <> struct tcgen05_mma_ws<qual::kind::f8f6f4, qual::form::desc> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_cta_group_1_kind_f8f6f4__desc, desc)
+};
+template <> struct tcgen05_mma_ws<qual::kind::f8f6f4, qual::form::tmem> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_cta_group_1_kind_f8f6f4__tmem, tmem)
 };
-template <> struct tcgen05_mma_ws<qual::kind::i8> {
+template <> struct tcgen05_mma_ws<qual::kind::i8, qual::form::desc> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_cta_group_1_kind_i8__desc, desc)
+};
+template <> struct tcgen05_mma_ws<qual::kind::i8, qual::form::tmem> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_cta_group_1_kind_i8__tmem, tmem)
 };
-template <> struct tcgen05_mma_ws<qual::kind::tf32> {
+template <> struct tcgen05_mma_ws<qual::kind::tf32, qual::form::desc> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_cta_group_1_kind_tf32__desc, desc)
+};
+template <> struct tcgen05_mma_ws<qual::kind::tf32, qual::form::tmem> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_cta_group_1_kind_tf32__tmem, tmem)
 };
-template <> struct tcgen05_mma_ws<qual::kind::ti16> {
+template <> struct tcgen05_mma_ws<qual::kind::ti16, qual::form::desc> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_cta_group_1_kind_ti16__desc, desc)
+};
+template <> struct tcgen05_mma_ws<qual::kind::ti16, qual::form::tmem> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_cta_group_1_kind_ti16__tmem, tmem)
 };
 
-/** `tcgen05.mma.ws.sp` by its opcode's fields: tcgen05_mma_ws_sp<Kind, CtaGroup>::call(operands...). */
-template <qual::kind Kind, qual::cta_group CtaGroup = qual::cta_group::_1>
+/** `tcgen05.mma.ws.sp` by its opcode's fields: tcgen05_mma_ws_sp<Kind, Form, CtaGroup>::call(operands...). */
+template <qual::kind Kind, qual::form Form, qual::cta_group CtaGroup = qual::cta_group::_1>
 struct tcgen05_mma_ws_sp {
   static_assert(detail::always_false<qual::kind, Kind>::value,
-                "ptxspec::ops::tcgen05_mma_ws_sp: no tcgen05.mma.ws.sp variant has these fields. Valid (Kind, CtaGroup): f16|f8f6f4|i8|tf32|ti16 _1");
+                "ptxspec::ops::tcgen05_mma_ws_sp: no tcgen05.mma.ws.sp variant has these fields. Valid (Kind, Form, CtaGroup): f16|f8f6f4|i8|tf32|ti16 desc _1; f16|f8f6f4|i8|tf32|ti16 tmem _1");
 };
-template <> struct tcgen05_mma_ws_sp<qual::kind::f16> {
+template <> struct tcgen05_mma_ws_sp<qual::kind::f16, qual::form::desc> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_sp_cta_group_1_kind_f16__desc, desc)
+};
+template <> struct tcgen05_mma_ws_sp<qual::kind::f16, qual::form::tmem> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_sp_cta_group_1_kind_f16__tmem, tmem)
 };
-template <> struct tcgen05_mma_ws_sp<qual::kind::f8f6f4> {
+template <> struct tcgen05_mma_ws_sp<qual::kind::f8f6f4, qual::form::desc> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_sp_cta_group_1_kind_f8f6f4__desc, desc)
+};
+template <> struct tcgen05_mma_ws_sp<qual::kind::f8f6f4, qual::form::tmem> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_sp_cta_group_1_kind_f8f6f4__tmem, tmem)
 };
-template <> struct tcgen05_mma_ws_sp<qual::kind::i8> {
+template <> struct tcgen05_mma_ws_sp<qual::kind::i8, qual::form::desc> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_sp_cta_group_1_kind_i8__desc, desc)
+};
+template <> struct tcgen05_mma_ws_sp<qual::kind::i8, qual::form::tmem> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_sp_cta_group_1_kind_i8__tmem, tmem)
 };
-template <> struct tcgen05_mma_ws_sp<qual::kind::tf32> {
+template <> struct tcgen05_mma_ws_sp<qual::kind::tf32, qual::form::desc> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_sp_cta_group_1_kind_tf32__desc, desc)
+};
+template <> struct tcgen05_mma_ws_sp<qual::kind::tf32, qual::form::tmem> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_sp_cta_group_1_kind_tf32__tmem, tmem)
 };
-template <> struct tcgen05_mma_ws_sp<qual::kind::ti16> {
+template <> struct tcgen05_mma_ws_sp<qual::kind::ti16, qual::form::desc> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_sp_cta_group_1_kind_ti16__desc, desc)
+};
+template <> struct tcgen05_mma_ws_sp<qual::kind::ti16, qual::form::tmem> {
   PTXSPEC_CALL_57a2819dec(tcgen05_mma_ws_sp_cta_group_1_kind_ti16__tmem, tmem)
 };
 

@@ -137,7 +137,7 @@ def shared_memory(spec: Spec) -> list[dict]:
                   "unit": m.unit, "majors": list(m.majors)} for m in sm.swizzle_modes]
         names = ["width", "b", "repeat"] + ["unit"] * ("u" in sm.swizzle.names) + ["rows"] * rows
         attrs = [{"name": a, "table": [(_member(m.name), getattr(m, a)) for m in sm.swizzle_modes]} for a in names]
-        # modes that describe only some majors (tcgen05's 128B_base32B: MN only), where the spec names majors
+        # modes that describe only some majors (a 32-byte-unit mode: MN only), where the spec names majors
         limited = [{"member": md["member"], "ident": md["ident"], "majors": md["majors"]}
                    for md in modes if majors and set(majors) - set(md["majors"])]
         out.append({
@@ -194,7 +194,7 @@ def bit_descriptors(spec: Spec) -> list[dict]:
                         "mask": hex((1 << f.width) - 1), "what": f.what, "description": _words(f.description)}
                 if f.what == "reserved":
                     item["value"] = f.reserved
-                elif f.what == "number":
+                elif f.what == "number" and f.encode is not None:  # a number field always has its encode
                     item["encode"] = cfunc("uint32_t", f"encode_{ident(f.name)}", [("uint32_t", "x")], f.encode.names,
                                            formula_c(f.encode.source))
                     item["decode"] = cfunc("uint32_t", f"decode_{ident(f.name)}", [("uint32_t", "v")], {"v"},

@@ -6,7 +6,9 @@ calls the variant of that combination whose operands the arguments fit (the oper
 `<form>` (or `fragments`) names its frag:: traits. Any other combination instantiates the primary
 template, whose static_assert lists the valid ones. The key fields are the opcode's: the shape,
 the element types, then each qualifier axis, `satfinite` and `op` where the instruction has them
-(fields with a neutral value - none, false - or a single value take it as their default). The
+(fields with a neutral value - none, false - or a single value take it as their default), and
+the operand form where the arguments cannot tell the forms apart (A from a tensor-memory address
+or from a descriptor, both plain integers). The
 immediates of every form come in one order, the union of the instruction's immediates in operand
 order; a form without one of them requires its default.
 """
@@ -20,6 +22,7 @@ from collections import defaultdict
 from ...kinds import kind_of
 from ...model import Spec, Variant
 from .cexpr import ident, name
+from .functions import binding
 
 SHAPE = ("m", "n", "k")
 TYPES = ("dtype", "atype", "btype", "ctype")
@@ -36,9 +39,40 @@ def value_ident(axis: str, value: str) -> str:
 
 
 def _axis_value(v: Variant, field: str):
-    if field in SHAPE or field in TYPES or field in ("satfinite", "op"):
+    if field in SHAPE or field in TYPES or field in ("satfinite", "op", "form"):
         return getattr(v, field)
     return v.qualifiers.get(field, "")
+
+
+def _call_shapes(v: Variant) -> set[tuple[str, ...]]:
+    """The argument lists v's function accepts, as overload resolution tells them apart: every
+    plain value alike (a 32-bit TMEM address converts to a 64-bit descriptor parameter), arrays
+    and references by their type; with and without its optional and defaulted operands."""
+    out = set()
+    for optional in (True, False) if any(o.optional for o in v.operands) else (True,):
+        params = binding(v.spec, v, optional)["params"]
+        shape = tuple(re.sub(r"\(&\w+\)", "", p.split(" = ")[0]) if "&" in p else "value" for p in params)
+        out.add(shape)
+        for i in range(len(params) - 1, -1, -1):  # trailing defaults may be left out
+            if " = " not in params[i]:
+                break
+            out.add(shape[:i])
+    return out
+
+
+def _forms_ambiguous(variants: list[Variant], fields: list[dict]) -> bool:
+    """Whether two operand forms under one key accept the same arguments (A from a tensor-memory
+    address or from a descriptor, both plain integers; with or without an immediate): then
+    the form is a field of the key too."""
+    if len({v.form for v in variants}) < 2:
+        return False
+    seen: dict[tuple, str] = {}
+    for v in variants:
+        key = tuple(_axis_value(v, f["field"]) for f in fields)
+        for shape in _call_shapes(v):
+            if seen.setdefault((key, shape), v.form) != v.form:
+                return True
+    return False
 
 
 def axes(spec: Spec) -> dict[str, list[str]]:
@@ -49,6 +83,8 @@ def axes(spec: Spec) -> dict[str, list[str]]:
             out[q].add(val)
         if v.op:
             out["op"].update({v.op, ""})
+        if v.form:  # the operand forms, a key field where arguments cannot tell them apart
+            out["form"].update({v.form, ""})
     for q, vals in out.items():
         if len(vals) > 1 or "" not in vals:
             vals.add("")
@@ -58,17 +94,20 @@ def axes(spec: Spec) -> dict[str, list[str]]:
 def key_fields(variants: list[Variant]) -> list[dict]:
     """The key's fields: name, C++ parameter (name, type), values, default (None: none)."""
     fields = []
-    for f in SHAPE:  # shapes without K (ldmatrix's m8n8) leave K out of the key
+    for f in SHAPE:  # shapes without K (an m8n8 matrix load) leave K out of the key
         if any(getattr(v, f) is not None for v in variants):
             fields.append({"field": f, "param": f.upper(), "ctype": "int", "default": None})
+    optional = []
     for f in TYPES:
         same = [g for g in TYPES[:TYPES.index(f)] if all(getattr(v, f) == getattr(v, g) for v in variants)]
         if any(getattr(v, f) for v in variants) and not same:  # ctype == dtype in every variant: one field
-            fields.append({"field": f, "param": f[0].upper(), "ctype": "type", "default": None})
+            # a type some variants lack (a copy's optional decompression formats) is optional: type::none
+            where = optional if any(not getattr(v, f) for v in variants) else fields
+            where.append({"field": f, "param": f[0].upper(), "ctype": "type",
+                          "default": "" if where is optional else None})
     order: list[str] = []
     for v in variants:
         order += [q for q in v.qualifiers if q not in order]
-    optional = []
     for f in order + ["satfinite", "op"]:
         vals = {_axis_value(v, f) for v in variants}
         if f == "satfinite":
@@ -85,6 +124,8 @@ def key_fields(variants: list[Variant]) -> list[dict]:
             optional.append({"field": f, "param": _pname(f), "ctype": ctype, "default": next(iter(vals))})
         else:
             fields.append({"field": f, "param": _pname(f), "ctype": ctype, "default": None})
+    if _forms_ambiguous(variants, fields + optional):
+        fields.append({"field": "form", "param": "Form", "ctype": "qual::form", "default": None})
     return fields + optional
 
 
@@ -108,7 +149,7 @@ def c_value(field: dict, value) -> str:
     if field["ctype"] == "int":
         return str(value)
     if field["ctype"] == "type":
-        return f"type::{value}"
+        return f"type::{value or 'none'}"
     if field["ctype"] == "bool":
         return "true" if value else "false"
     return f"{field['ctype']}::{value_ident(field['field'], value)}"
@@ -173,7 +214,9 @@ def valid_listing(fields: list[dict], keys: list[tuple]) -> str:
 def _show(field: dict, value) -> str:
     if field["ctype"] == "bool":
         return "satfinite" if value else "-"
-    if field["ctype"] in ("int", "type"):
+    if field["ctype"] == "type":
+        return value or "none"
+    if field["ctype"] == "int":
         return str(value)
     return value_ident(field["field"], value)
 
