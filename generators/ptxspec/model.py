@@ -438,6 +438,36 @@ class DescriptorShape:
     n_sparse: tuple[int, ...] | None = None
 
 
+@dataclass(frozen=True)
+class TmemLayout:
+    """A data-path layout of tcgen05.mma (the manual's layouts A-G): where each element of D, and
+    of A when A comes from TMEM, lies in tensor memory. Formulas over m, n, N, L (ptxspec.tmem)."""
+    id: str
+    manual: str
+    organization: str
+    cases: tuple[tuple[int, str, tuple[bool, ...], bool], ...]  # (M, cta_group, sparse values, ws)
+    rows: int  # rows of D (and A) one CTA holds
+    alignments: tuple[int, ...]
+    lane: Formula
+    column: Formula
+    a_lanes: tuple[Formula, ...]  # lanes of row m of A, one per copy; () when not stated
+    description: str
+
+
+@dataclass(frozen=True)
+class ScaleFactorLayout:
+    """Where the block-scale factors of A or B lie in tensor memory, under some data-path layouts."""
+    name: str
+    manual: str
+    matrix: str  # scale_a | scale_b
+    datapaths: tuple[str, ...]
+    copies: int
+    lane: Formula  # over r, s, q, id, N
+    column: Formula
+    byte: Formula
+    description: str
+
+
 @dataclass
 class BitDescriptor:
     """A run-time descriptor operand as data (spec/descriptors/): tcgen05.mma's idesc."""
@@ -452,6 +482,8 @@ class BitDescriptor:
     shapes: list[DescriptorShape]
     k: dict[str, int]
     pos: Pos | None = None
+    tmem_layouts: list[TmemLayout] = field(default_factory=list)
+    scale_factor_layouts: list[ScaleFactorLayout] = field(default_factory=list)
 
     def layout(self, selector: str) -> DescriptorLayout:
         for lay in self.layouts:

@@ -1164,6 +1164,25 @@ case("instruction_in_another_familys_folder",
      [(FENCE, "family: mma", "the instruction file of family 'mma' sits in families/wgmma/; mma's files go in "
                              "families/mma/")])
 
+IDESC = "descriptors/tcgen05.yaml"
+
+case("tmem_layout_unknown_name",
+     "A lane formula of A in tensor memory names q, which only scale-factor placements know.",
+     {IDESC: edit_real(IDESC, ('    a_lanes: ["m", "m + 64"]', '    a_lanes: ["m", "m + q"]'))},
+     [(IDESC, '    a_lanes: ["m", "m + q"]', "a_lane: unknown name 'q' (allowed here: L, N, m, n)")])
+
+case("tmem_scale_layout_unknown_datapath",
+     "A scale-factor placement names a data-path layout Z that tmem_layouts does not define.",
+     {IDESC: edit_real(IDESC, ("    datapaths: [A, D]", "    datapaths: [A, Z]"))},
+     [(IDESC, "    datapaths: [A, Z]", "'Z' is no tmem layout (they are A, B, C, D, E, F, G)")])
+
+case("tmem_layout_case_twice",
+     "Layout F claims M = 128 with one CTA, which is layout D's.",
+     {IDESC: edit_real(IDESC, ("    cases: [{m: 64, cta_group: \"cta_group::1\", sparse: [false, true], ws: false}]",
+                               "    cases: [{m: 128, cta_group: \"cta_group::1\", sparse: [false, true], ws: false}]"))},
+     [(IDESC, ("    cases: [{m: 128, cta_group: \"cta_group::1\", sparse: [false, true], ws: false}]", 1),
+       "M = 128, cta_group::1, sparse False, ws False is already layout D's")])
+
 case("operand_default_not_legal",
      "imm_trans_b's legal values changed to [65, 1] while its default stays 0.",
      {DENSE: edit_real(DENSE, ("    - {name: imm_trans_b, kind: immediate, values: [0, 1], default: 0}\n  # tf32",

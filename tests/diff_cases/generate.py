@@ -100,7 +100,9 @@ def parts() -> dict[str, dict[str, dict]]:
                    LAYOUTS: {**layouts, "sparsity": {"wgmma.sparse.16bit": sparsity["wgmma.sparse.16bit"]}}},
         "smem": {SMEM: real(SMEM)},
         # a made-up run-time descriptor of wgmma, picked by a made-up qualifier axis
-        "descriptor": {FAMILY: {**family, "axes": {"sel": {"description": "A made-up selector.", "values": ["", "one"]}}},
+        "descriptor": {FAMILY: {**family, "axes": {"sel": {"description": "A made-up selector.", "values": ["", "one"]},
+                                                   "cta_group": {"description": "A made-up CTA group.",
+                                                                 "values": ["", "cta_group::1"]}}},
                        DESCRIPTOR: {
                            "$schema": "../../schema/descriptor.schema.json", "kind": "descriptor", "family": "wgmma",
                            "name": "made_up", "operand_kind": "descriptor", "manual": "PTX ISA 9.7.15.5.1",
@@ -108,7 +110,11 @@ def parts() -> dict[str, dict[str, dict]]:
                            "layouts": [{"name": "only", "kinds": ["one"], "fields": [
                                {"name": "low", "lsb": 0, "width": 16, "encode": "x", "description": "Low half."},
                                {"name": "high", "lsb": 16, "width": 16, "reserved": 0, "description": "Reserved."}]}],
-                           "k": {"one": 16}}},
+                           "k": {"one": 16},
+                           "tmem_layouts": [{"id": "X", "manual": "made up", "organization": "4x1", "rows": 64,
+                                             "cases": [{"m": 64, "cta_group": "cta_group::1", "sparse": [False],
+                                                        "ws": False}],
+                                             "lane": "m", "column": "n", "description": "A made-up layout."}]}},
         # a made-up option axis of wgmma.mma_async (as tcgen05's collector hints)
         "options": {FAMILY: {**family, "axes": {"hint": {"option": True, "description": "A made-up hint.",
                                                          "values": ["", "h1", "h2"]}}},
@@ -323,6 +329,8 @@ case("descriptor.layout_changed", needs=("descriptor",),
      head=edit(lambda t: t[DESCRIPTOR]["layouts"][0]["fields"][0].update(encode="x >> 1")), at=("head", DESCRIPTOR, []))
 case("descriptor.shapes_changed", needs=("descriptor",), head=edit(lambda t: t[DESCRIPTOR]["k"].update(one=32)),
      at=("head", DESCRIPTOR, []))
+case("descriptor.tmem_changed", needs=("descriptor",),
+     head=edit(lambda t: t[DESCRIPTOR]["tmem_layouts"][0].update(lane="m + 64")), at=("head", DESCRIPTOR, []))
 case("variant.option.added", needs=("options",),
      head=edit(lambda t: t[DENSE]["groups"][0]["options"]["hint"].append("h2")),
      at=("head", DENSE, ["groups", 0, "options"]))

@@ -188,6 +188,15 @@ def _descriptor_rows(spec: Spec, out: dict[str, list[tuple]]) -> None:
                     n = sh.n_sparse if sparse and sh.n_sparse else sh.n
                     out["bit_descriptor_shapes"].append((fam, name, sel, sh.cta_group, int(sh.ws), sparse, json.dumps(m),
                                                          json.dumps(n), k * (1 + sparse) if k else None))
+        for t in d.tmem_layouts:
+            a_lanes = json.dumps([f.source for f in t.a_lanes]) if t.a_lanes else None
+            out["tmem_layouts"] += [(fam, name, t.id, m, cta, int(sp), int(ws), t.organization, t.rows,
+                                     json.dumps(list(t.alignments)), t.lane.source, t.column.source, a_lanes, t.manual,
+                                     " ".join(t.description.split()))
+                                    for m, cta, sparse, ws in t.cases for sp in sparse]
+        out["tmem_scale_layouts"] += [(fam, name, s.name, s.matrix, p, s.copies, s.lane.source, s.column.source,
+                                       s.byte.source, s.manual, " ".join(s.description.split()))
+                                      for s in d.scale_factor_layouts for p in s.datapaths]
 
 
 def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]) -> None:

@@ -393,3 +393,40 @@ def descriptor(fields: list[dict], bits: int, *, lines: list[str], attrs: dict) 
                              f'<text x="{x + w // 2}" y="{y + 17}">{escape(label)}</text>'
                              f'<text x="{x + w // 2}" y="{y + 33}">{lo_b if hi_b == lo_b else f"[{hi_b}:{lo_b}]"}</text></g>')
     return svg.finish(width, height, attrs, _style(UNIT_FILLS), " ".join(lines))
+
+
+TMEM_FILLS = ("#c6dcf2", "#fbd5a8", "#cde8c5", "#e3cff0")
+
+
+def tmem(blocks: dict[tuple[int, int], tuple[str, str, int]], *, lane_blocks: int, lane_step: int, col_blocks: int,
+         col_labels: list[str], lines: list[str], attrs: dict) -> str:
+    """A tensor-memory region in blocks: `lane_blocks` rows of `lane_step` lanes x `col_blocks`
+    column blocks; blocks[(lane block, column block)] = (first label, second label, fill index);
+    a block no element reaches is grey."""
+    svg = _Svg()
+    col_w, row_h = 132, 34
+    width = max(LEFT + col_blocks * col_w + 16, 460)
+    top = _header(svg, lines, None, "Each box: lanes x columns of TMEM relative to the instruction's address; "
+                  "its text: the elements it holds. Grey: nothing.", width)
+    grid_top = top + 34
+    height = grid_top + lane_blocks * row_h + 12
+    for c in range(col_blocks):
+        svg.text(LEFT + c * col_w + col_w / 2, grid_top - 5, col_labels[c], "ax")
+    svg.text(LEFT - 6, grid_top - 5, "lanes", "ax r")
+    for b in range(lane_blocks):
+        y = grid_top + b * row_h
+        svg.text(LEFT - 6, y + 21, f"{b * lane_step}-{(b + 1) * lane_step - 1}", "ax r")
+        for c in range(col_blocks):
+            x = LEFT + c * col_w
+            got = blocks.get((b, c))
+            fill = TMEM_FILLS[got[2] % len(TMEM_FILLS)] if got else "#eeeeee"
+            svg.parts.append(f'<g data-row="{b}" data-col="{c}"><rect x="{x}" y="{y}" width="{col_w}" '
+                             f'height="{row_h}" fill="{fill}" stroke="#fff"/>')
+            if got:
+                svg.parts.append(f'<text x="{x + col_w / 2}" y="{y + 14}" class="t">{escape(got[0])}</text>'
+                                 f'<text x="{x + col_w / 2}" y="{y + 28}" class="l">{escape(got[1])}</text>')
+            svg.parts.append("</g>")
+    for b in range(0, lane_blocks + 1, 2):  # 32-lane partitions
+        y = grid_top + b * row_h
+        svg.line(LEFT - 2, y, LEFT + col_blocks * col_w, y, "sep")
+    return svg.finish(width, height, attrs, _style(TMEM_FILLS), " ".join(lines))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ..expr import ExprError
 from ..kinds import int_set
-from ..model import BitDescriptor, DescriptorField, DescriptorLayout, DescriptorShape, Family
+from ..model import (BitDescriptor, DescriptorField, DescriptorLayout, DescriptorShape, Family, ScaleFactorLayout,
+                     TmemLayout)
 from ..source import Document
 from .base import Context
 
@@ -121,6 +122,59 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
         key = (d["family"], d["name"])
         if key in out:
             ctx.p.add(d.at("name"), f"descriptor {d['name']} of {d['family']} is defined twice")
+        tmem = _tmem_layouts(ctx, d, cta)
+        sfl = _scale_factor_layouts(ctx, d, {t.id for t in tmem})
         out[key] = BitDescriptor(d["family"], d["name"], d["operand_kind"], d["manual"], d["bits"],
-                                 d["description"], d["selector"], layouts, shapes, k, d.pos)
+                                 d["description"], d["selector"], layouts, shapes, k, d.pos, tmem, sfl)
+    return out
+
+
+_TMEM_NAMES = frozenset({"m", "n", "N", "L"})
+_SF_NAMES = frozenset({"r", "s", "q", "id", "N"})
+
+
+def _tmem_layouts(ctx: Context, d, cta) -> list[TmemLayout]:
+    """tmem_layouts: ids unique, CTA groups known, no (M, CTA group, sparsity, .ws) in two layouts."""
+    out, seen, cases_seen = [], set(), {}
+    for i, t in enumerate(d.get("tmem_layouts", [])):
+        where = d["tmem_layouts"][i]
+        if t["id"] in seen:
+            ctx.p.add(where.at("id"), f"tmem layout {t['id']} is defined twice")
+        seen.add(t["id"])
+        cases = []
+        for j, c in enumerate(t["cases"]):
+            if cta is None or c["cta_group"] not in cta.values:
+                ctx.p.add(t["cases"][j].at("cta_group"), f"{c['cta_group']!r} is not a value of axis cta_group")
+            for sp in c["sparse"]:
+                key = (c["m"], c["cta_group"], sp, c["ws"])
+                if key in cases_seen:
+                    ctx.p.add(t["cases"][j].at("m"), f"M = {c['m']}, {c['cta_group']}, sparse {sp}, ws {c['ws']} is "
+                                                     f"already layout {cases_seen[key]}'s")
+                cases_seen[key] = t["id"]
+            cases.append((c["m"], c["cta_group"], tuple(c["sparse"]), c["ws"]))
+        lane, column = (ctx.formula(t, key, _TMEM_NAMES, d.pos) for key in ("lane", "column"))
+        a_lanes = []
+        for j, src in enumerate(t.get("a_lanes", [])):
+            f = ctx.formula({"a_lane": src}, "a_lane", _TMEM_NAMES, t["a_lanes"].at(j))
+            if f is not None:
+                a_lanes.append(f)
+        if lane is None or column is None:
+            continue
+        out.append(TmemLayout(t["id"], t["manual"], t["organization"], tuple(cases), t["rows"],
+                              tuple(t.get("alignments", [0])), lane, column, tuple(a_lanes), t["description"]))
+    return out
+
+
+def _scale_factor_layouts(ctx: Context, d, ids: set[str]) -> list[ScaleFactorLayout]:
+    out = []
+    for i, s in enumerate(d.get("scale_factor_layouts", [])):
+        where = d["scale_factor_layouts"][i]
+        for p in s["datapaths"]:
+            if p not in ids:
+                ctx.p.add(where.at("datapaths"), f"{p!r} is no tmem layout (they are {', '.join(sorted(ids))})")
+        fs = [ctx.formula(s, key, _SF_NAMES, d.pos) for key in ("lane", "column", "byte")]
+        if None in fs:
+            continue
+        out.append(ScaleFactorLayout(s["name"], s["manual"], s["matrix"], tuple(s["datapaths"]), s["copies"],
+                                     *fs, s["description"]))  # type: ignore[arg-type]
     return out

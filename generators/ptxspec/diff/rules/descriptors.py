@@ -50,3 +50,17 @@ def shapes_changed(d):
         if fields:
             yield Finding(f"descriptor {name[1]} shapes", f"descriptor {name[1]} of {name[0]}: {', '.join(fields)} changed",
                           hent[1] if hent else None, details={"fields": fields})
+
+
+@rule("descriptor.tmem_changed", "breaking",
+      "where D, A or the block-scale factors lie in tensor memory changed (a data-path or scale-factor layout)")
+def tmem_changed(d):
+    for name, bo, ho, _, hent in definitions(d, "descriptor").common():
+        for key in ("tmem_layouts", "scale_factor_layouts"):
+            label = "id" if key == "tmem_layouts" else "name"
+            b = {x[label]: strip_descriptions(x) for x in plain(getattr(bo, key))}
+            h = {x[label]: strip_descriptions(x) for x in plain(getattr(ho, key))}
+            changed = sorted(k for k in set(b) | set(h) if b.get(k) != h.get(k))
+            if changed:
+                yield Finding(f"descriptor {name[1]} {key}", f"descriptor {name[1]} of {name[0]}: {key} "
+                              f"{', '.join(changed)} changed", hent[1] if hent else None, details={key: changed})

@@ -352,6 +352,43 @@ class BitDescriptorFigure(Figure):
         return svg.descriptor(fields, self.descriptor.bits, lines=lines, attrs=self.attrs())
 
 
+@dataclass
+class TmemFigure(Figure):
+    """Where an MMA's D (its data-path layouts) or block-scale factors lie in tensor memory, in
+    blocks of 16 lanes; one figure per distinct drawing, naming every layout that draws it."""
+    kind: ClassVar[str] = "tmem"
+    key: str
+    family: str
+    what: str  # "d" | "scale"
+    names: tuple[str, ...]  # the layout letters (d) or placements with their matrix (scale) it draws
+    example: str  # the N or extent it is drawn for, in words
+    blocks: dict  # (lane block, column block) -> (label, label, fill)
+    col_blocks: int
+    col_labels: list[str]
+
+    def attrs(self) -> dict:
+        return {"kind": "tmem", "family": self.family, "what": self.what, "layouts": ",".join(self.names)}
+
+    def draw(self, lines: list[str]) -> str:
+        return svg.tmem(self.blocks, lane_blocks=8, lane_step=16, col_blocks=self.col_blocks,
+                        col_labels=self.col_labels, lines=lines, attrs=self.attrs())
+
+
+def _span(values) -> str:
+    lo, hi = int(min(values)), int(max(values))
+    return str(lo) if lo == hi else f"{lo}-{hi}"
+
+
+def _tmem_blocks(lane, col, first, second, col_step: int):
+    """{(lane block, column block): (first range, second range, fill)} of cells at (lane, col)."""
+    cells: dict = defaultdict(lambda: ([], []))
+    for ln, c, a, b in zip(lane.ravel().tolist(), col.ravel().tolist(), first.ravel().tolist(), second.ravel().tolist()):
+        got = cells[(ln // 16, c // col_step)]
+        got[0].append(a)
+        got[1].append(b)
+    return {k: (_span(a), _span(b), min(a) // 32) for k, (a, b) in sorted(cells.items())}
+
+
 # ---------------------------------------------------------------------------------------------
 # Collectors: model -> figures
 
@@ -513,7 +550,47 @@ def collect_descriptors(spec, family: str, variants, figs: Figures) -> None:
                            for lay in d.layouts]
 
 
-FIGURE_KINDS = (collect_fragments, collect_metadata, collect_scales, collect_smem, collect_descriptors)
+def collect_tmem(spec, family: str, variants, figs: Figures) -> None:
+    """D's data-path layouts drawn for N = 64 in blocks of 16 columns (the half-data-path ones at
+    each lane alignment), and the scale-factor placements for 128 rows (2x2: N = 256) in 32-bit
+    columns; layouts that draw alike share one figure."""
+    from ... import tmem
+    for (fam, name), d in sorted(spec.descriptors.items()):
+        if fam != family:
+            continue
+        groups: dict = {}
+        for lay in d.tmem_layouts:
+            for L in lay.alignments:
+                lane, col = tmem.d_cells(lay, 64, L)
+                m, n = np.indices(lane.shape)
+                blocks = {k: (f"rows {a}", f"cols {b}", f) for k, (a, b, f) in _tmem_blocks(lane, col, m, n, 16).items()}
+                ident = tuple(sorted(blocks.items()))
+                label = lay.id + (f" (L = {L})" if len(lay.alignments) > 1 else "")
+                groups.setdefault(("d", ident), ("d", blocks, 4, [f"columns {16 * c}-{16 * c + 15}" for c in range(4)],
+                                                 "N = 64", []))[-1].append(label)
+        for sf in d.scale_factor_layouts:
+            fold = "B" in sf.datapaths and sf.matrix == "scale_b" and sf.copies == 2
+            extent, n = (256, 256) if fold else (128, 0)
+            lane, col, byte = tmem.scale_cells(sf, extent, 4, 0, n)
+            r = np.broadcast_to(np.arange(extent)[:, None], byte.shape)
+            blocks = {}
+            for q in range(sf.copies):
+                blocks.update(_tmem_blocks(lane[q], col, r, byte, 1))
+            blocks = {k: (f"r {a}", f"bytes {b}", f) for k, (a, b, f) in blocks.items()}
+            ident = tuple(sorted(blocks.items()))
+            ncols = int(col.max()) + 1
+            what = f"{sf.matrix} under {', '.join(sf.datapaths)}"
+            groups.setdefault(("scale", ident), ("scale", blocks, ncols, [f"column {c}" for c in range(ncols)],
+                                                 f"{'N = 256' if fold else '128 rows (columns)'}, 4 factors from id 0",
+                                                 []))[-1].append(what)
+        for what, blocks, ncols, labels, example, names in groups.values():
+            key = f"{family}-tmem-{what}-" + file_name("-".join(x.replace(" under ", "-").replace(" = ", "")
+                                                                 for x in names)).strip("-")
+            key = re.sub(r"-+", "-", key)
+            figs.other.append(TmemFigure(key, family, what, tuple(names), example, blocks, ncols, labels))
+
+
+FIGURE_KINDS = (collect_fragments, collect_metadata, collect_scales, collect_smem, collect_descriptors, collect_tmem)
 
 
 def collect(spec, family: str, variants) -> Figures:

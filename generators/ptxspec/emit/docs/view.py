@@ -512,6 +512,21 @@ class FamilyView:
                           for sel, v in f.legal.items())
         return f"`{f.encode.source}` of x" + (f" (x in {legal})" if legal else "")
 
+    def tmem_figures(self, what: str) -> list:
+        return [f for f in self.figs.other if isinstance(f, F.TmemFigure) and f.what == what]
+
+    def tmem_rows(self, d) -> list[list]:
+        """One row per data-path layout: the cases it serves and its formulas."""
+        rows = []
+        for t in d.tmem_layouts:
+            cases = "; ".join(f"M {m}, {cta.split('::')[1]} CTA{'s' if cta.endswith('2') else ''}"
+                              f"{', .ws' if ws else ''}{'' if len(sp) == 2 else ', sparse' if sp[0] else ', dense'}"
+                              for m, cta, sp, ws in t.cases)
+            a = ", ".join(f"`{f.source}`" for f in t.a_lanes) if t.a_lanes else "not stated"
+            rows.append([t.id, cases, t.organization, str(t.rows), ", ".join(map(str, t.alignments)),
+                         f"`{t.lane.source}`", f"`{t.column.source}`", a])
+        return rows
+
     def descriptor_shapes(self, d) -> list[list]:
         rows = []
         for sh in d.shapes:

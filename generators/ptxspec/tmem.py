@@ -1,0 +1,93 @@
+"""Tensor memory as tcgen05.mma sees it: where D, A (from TMEM) and the block-scale factors lie.
+
+Everything is evaluated from the descriptor's `tmem_layouts` and `scale_factor_layouts`
+(spec/descriptors/tcgen05.yaml); no lane or column constant lives here. Lanes and columns are
+relative to the TMEM address the instruction names; columns are 32-bit cells.
+
+    from ptxspec import tmem
+    lay = tmem.datapath(spec, m=64, cta_group="cta_group::1", sparse=False, ws=False)   # layout F
+    lane, col = tmem.d_cells(lay, n=128, align=16)     # (64, 128) arrays: D[m, n] is at (lane, col)
+    lanes, col, bit = tmem.a_cells(lay, k=32, bits=8)  # A[m, k]: (copies, 64, 32) lanes, bit in the cell
+    sf = tmem.scale_layout(spec, "scale_a", lay.id)    # where the scale factors of A lie
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .descriptors import descriptor
+
+__all__ = ["datapath", "d_cells", "a_cells", "scale_layout", "scale_cells", "TmemError", "LANES", "CELL_BITS"]
+
+LANES = 128  # lanes of a CTA's tensor memory (PTX ISA 9.7.16.1)
+CELL_BITS = 32
+
+
+class TmemError(ValueError):
+    """A shape, alignment or scale factor the spec's TMEM layouts do not describe."""
+
+
+def datapath(spec, m: int, cta_group: str, sparse: bool, ws: bool, family: str = "tcgen05", name: str = "idesc"):
+    """The data-path layout (TmemLayout) of an M, CTA group, sparsity and .ws."""
+    for lay in descriptor(spec, family, name).tmem_layouts:
+        for cm, cg, sp, cws in lay.cases:
+            if cm == m and cg == cta_group and bool(sparse) in sp and cws == bool(ws):
+                return lay
+    raise TmemError(f"no TMEM data-path layout for M = {m}, {cta_group}, {'sparse' if sparse else 'dense'}"
+                    f"{', .ws' if ws else ''}")
+
+
+def _align(lay, align: int) -> int:
+    if align not in lay.alignments:
+        raise TmemError(f"layout {lay.id}: lane alignment {align} is not one of {list(lay.alignments)}")
+    return align
+
+
+def d_cells(lay, n: int, align: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(lane, column) of every element D[m, n] of this CTA's rows: two (rows, n) int arrays."""
+    m = np.arange(lay.rows, dtype=np.int64)[:, None]
+    c = np.arange(n, dtype=np.int64)[None, :]
+    L = _align(lay, align)
+    lane = np.broadcast_to(np.asarray(lay.lane(m=m, n=c, N=n, L=L), np.int64), (lay.rows, n))
+    col = np.broadcast_to(np.asarray(lay.column(m=m, n=c, N=n, L=L), np.int64), (lay.rows, n))
+    return lane.copy(), col.copy()
+
+
+def a_cells(lay, k: int, bits: int, align: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lanes (copies, rows, k), column (rows, k), bit offset in the cell (rows, k)) of A[m, k]
+    from TMEM: each row in the lanes `a_lanes` gives, its elements packed `bits` wide from column 0."""
+    if not lay.a_lanes:
+        raise TmemError(f"layout {lay.id}: where A from tensor memory lies is not stated in the spec")
+    if CELL_BITS % bits:
+        raise TmemError(f"{bits}-bit elements do not pack into {CELL_BITS}-bit cells")
+    m = np.arange(lay.rows, dtype=np.int64)[:, None]
+    kk = np.arange(k, dtype=np.int64)[None, :]
+    L = _align(lay, align)
+    lanes = np.stack([np.broadcast_to(np.asarray(f(m=m, n=0, N=0, L=L), np.int64), (lay.rows, k))
+                      for f in lay.a_lanes])
+    col = np.broadcast_to(kk * bits // CELL_BITS, (lay.rows, k)).copy()
+    bit = np.broadcast_to(kk * bits % CELL_BITS, (lay.rows, k)).copy()
+    return lanes, col, bit
+
+
+def scale_layout(spec, matrix: str, datapath_id: str, family: str = "tcgen05", name: str = "idesc"):
+    """The ScaleFactorLayout of scale_a or scale_b under a data-path layout."""
+    for s in descriptor(spec, family, name).scale_factor_layouts:
+        if s.matrix == matrix and datapath_id in s.datapaths:
+            return s
+    raise TmemError(f"no {matrix} layout in tensor memory under data-path layout {datapath_id}")
+
+
+def scale_cells(sf, extent: int, factors: int, sf_id: int, n: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lane (copies, extent, factors), column (extent, factors), byte (extent, factors)) of scale
+    factor s of row r of A (column r of B), r < extent; `n` is the instruction's N (layouts that
+    fold N name it)."""
+    r = np.arange(extent, dtype=np.int64)[:, None]
+    s = np.arange(factors, dtype=np.int64)[None, :]
+    shape = (extent, factors)
+    lane = np.stack([np.broadcast_to(np.asarray(sf.lane(r=r, s=s, q=q, id=sf_id, N=n), np.int64), shape)
+                     for q in range(sf.copies)])
+    col = np.broadcast_to(np.asarray(sf.column(r=r, s=s, q=0, id=sf_id, N=n), np.int64), shape).copy()
+    byte = np.broadcast_to(np.asarray(sf.byte(r=r, s=s, q=0, id=sf_id, N=n), np.int64), shape).copy()
+    if (byte < 0).any() or (byte > 3).any():
+        raise TmemError(f"{sf.name}: {factors} factors from byte {sf_id} do not fit in a {CELL_BITS}-bit cell")
+    return lane, col, byte
