@@ -69,3 +69,47 @@ def test_checker_without_a_gpu(spec, tmp_path):
     report = tmemgen.check(spec, back)
     bad = {k: r["mismatches"] for k, r in report.items() if r["mismatches"]}
     assert bad == {vs[ld].id: 2, vs[st].id: 2}
+
+
+# ----------------------------------------------------------------------------------------------
+# tcgen05.mma: the executors' layouts and arithmetic (tests/device/tcgen05/mmagen.py)
+
+import mmagen  # noqa: E402
+
+
+def test_mma_kernels_compile_and_link_for_sm100a(spec, tmp_path):
+    nvcc = _tool("nvcc")
+    jobs = mmagen.sources(spec, tmp_path)
+    assert len(jobs) == 2 * len(mmagen.CASES)
+    arch = ["-gencode", "arch=compute_100a,code=sm_100a"]
+    proc = subprocess.run([nvcc, *arch, "-O1", "-Werror", "all-warnings", "-c", str(tmp_path / "mma_kernels.cu"),
+                           "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    exe = tmp_path / "mma_run"
+    proc = subprocess.run([nvcc, *arch, "-O1", str(HERE / "device" / "tcgen05" / "tmem_host.cu"), str(tmp_path / "k.o"),
+                           "-o", str(exe)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    sass = subprocess.run([_tool("cuobjdump"), "-sass", str(exe)], capture_output=True, text=True).stdout
+    functions = re.split(r"\n\s*Function : ", sass)[1:]
+    assert len(functions) == len(jobs)
+    # every kernel issues exactly one tensor-core MMA (UTCHMMA, UTCQMMA, UTCIMMA, UTCOMMA, .WS forms)
+    assert all(len(re.findall(r"\bUTC[A-Z]*MMA\b", f)) == 1 for f in functions)
+
+
+def test_mma_checker_without_a_gpu(spec, tmp_path):
+    """The results the executors give pass; one wrong cell of one kernel is caught; a kernel that
+    did not run is reported."""
+    ideal = {k: mmagen.expected(spec, i, f) for k, (i, f) in enumerate(mmagen.jobs())}
+    mmagen.write_results(tmp_path / "r.bin", ideal)
+    report = mmagen.check(spec, mmagen.read_results(tmp_path / "r.bin"))
+    assert len(report) == 2 * len(mmagen.CASES)
+    assert all(r["ran"] and r["mismatches"] == 0 for r in report.values())
+    bad = dict(ideal)
+    bad[3] = ideal[3].copy()
+    bad[3][5, 2] ^= 1
+    del bad[7]
+    mmagen.write_results(tmp_path / "r.bin", bad)
+    report = mmagen.check(spec, mmagen.read_results(tmp_path / "r.bin"))
+    assert report["3"]["mismatches"] == 1 and report["3"]["first"][0][:2] == [5, 2]
+    assert not report["7"]["ran"]
+    assert sum(r["ran"] and r["mismatches"] == 0 for r in report.values()) == 2 * len(mmagen.CASES) - 2

@@ -449,3 +449,7 @@ from . import movement  # noqa: E402  (the matrix movements use the helpers abov
 
 EXECUTORS.update({"load_matrix": movement.load_matrix, "store_matrix": movement.store_matrix,
                   "transpose": movement.transpose})
+
+from . import tmem_mma  # noqa: E402
+
+EXECUTORS.update({"tmem_mma": tmem_mma.tmem_mma})

@@ -276,7 +276,8 @@ class Variant:
         return from_codes(self.spec.types[self.element_type(operand)], codes, fm.bits)
 
     def execute(self, **operands) -> np.ndarray:
-        """The destination registers, bit-exact (see ptxspec.execute)."""
+        """What executing the variant gives, by its semantics (ptxspec.execute; the executor and the
+        variant's hardware / numerics status say what of it was measured)."""
         if not EXECUTORS:
             raise RuntimeError("no executor loaded: import ptxspec.execute (ptxspec.load does)")
         run = EXECUTORS.get(self.semantics)

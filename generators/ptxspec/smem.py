@@ -27,7 +27,7 @@ from .expr import Formula
 __all__ = [
     "descriptor_fields", "encode_descriptor", "decode_descriptor", "swizzle_mode", "canonical_layout",
     "operand_shape", "element_bits", "operand_layout", "operand_byte_addresses", "write_matrix", "read_matrix",
-    "OperandLayout", "BaseOffsetUnsupported", "descriptor_for", "layout_from_descriptor",
+    "OperandLayout", "BaseOffsetUnsupported", "descriptor_for", "layout_from_descriptor", "layout_for",
 ]
 
 
@@ -213,16 +213,22 @@ def operand_layout(variant, matrix: str, major: str, swizzle, start: int, lbo: i
     """Addresses of every element of A or B for a descriptor (start, lbo, sbo, swizzle, base offset)
     and majorness. The swizzle formula sees the byte address `a`, the mode's `b` and, if it names
     it, the descriptor's base offset `o`."""
-    spec = variant.spec
+    rows, cols = operand_shape(variant, matrix)
+    return layout_for(variant.spec, variant.family, matrix, major, swizzle, start, lbo, sbo, base_offset, rows, cols,
+                      element_bits(variant, matrix))
+
+
+def layout_for(spec, family: str, matrix: str, major: str, swizzle, start: int, lbo: int, sbo: int, base_offset: int,
+               rows: int, cols: int, bits: int) -> OperandLayout:
+    """operand_layout for an operand of explicit shape (rows x cols of `bits`-bit elements): A is
+    rows = M x cols = K, B rows = K x cols = N (tcgen05.mma, whose shapes are in its descriptor)."""
     if major not in ("K", "MN"):
         raise ValueError(f"major must be 'K' or 'MN', not {major!r}")
-    mode = swizzle_mode(spec, swizzle, variant.family)
+    mode = swizzle_mode(spec, swizzle, family)
     if major not in mode.majors:
         raise ValueError(f"swizzle mode {mode.name} describes {' or '.join(mode.majors)}-major operands only")
-    sm = _smem(spec, variant.family)
-    lay = canonical_layout(spec, major, _is_swizzled(mode), variant.family)
-    bits = element_bits(variant, matrix)
-    rows, cols = operand_shape(variant, matrix)
+    sm = _smem(spec, family)
+    lay = canonical_layout(spec, major, _is_swizzled(mode), family)
     r = np.arange(rows, dtype=np.int64)[:, None]
     c = np.arange(cols, dtype=np.int64)[None, :]
     mn, k = (r, c) if matrix == "a" else (c, r)

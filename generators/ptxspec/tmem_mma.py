@@ -1,0 +1,336 @@
+"""Executing tcgen05.mma (semantics `tmem_mma`): a tensor-memory image and shared memory in, the
+tensor-memory image out. Registered with `ptxspec.execute` by semantics.
+
+    out = v.execute(tmem=img, smem=buf, d=0, a_desc=ad, b_desc=bd, idesc=word, enable_input_d=1)
+
+`tmem` is one CTA's tensor memory, uint32 cells shaped (128 lanes, columns) (with .cta_group::2:
+(2, 128, columns), the CTA of even rank first, then its peer); `smem` the shared memory the
+descriptors point into, bytes or uint8 (nbytes,) whose byte 0 lies at `smem_origin` (with
+.cta_group::2: (2, nbytes), one per CTA). TMEM addresses are lane << 16 | column. What is read and
+where, all from the spec:
+
+* M, N, the element types, negation, transposition, sparsity, saturation and the scale-factor ids
+  from the instruction descriptor (ptxspec.descriptors; a descriptor the spec's tables do not
+  allow is an error); K from the kind (Table 39);
+* A and B through the shared-memory descriptor and canonical layouts (ptxspec.smem), A from TMEM
+  and D through the data-path layouts, the block-scale factors through their TMEM placements
+  (ptxspec.tmem); with .cta_group::2 each CTA supplies its M/2 rows of A and, as CuTe's 2-SM atoms
+  read them, its N/2 columns of B;
+* the arithmetic: the spec's numerics rules (spec/numerics.yaml) matched against the product the
+  descriptor describes, else the block-scaling models of `ptxspec.blockscale` (kind_params); none
+  of it ran on a Blackwell GPU: `STATUS`.
+
+Sparse forms (tcgen05.mma.sp) take the kept positions as `meta`: an int array (rows, K // chunk,
+kept) of positions within each chunk of K (2 of 4; tf32 1 of 2; 4-bit kinds 2 pairs of 4), since
+where the metadata lies in TMEM is not in the spec. .ws forms run with a zero-column mask whose
+bit 39 is 0 (every column of B used); .ashift and .decompress::lut::b are not executed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import blockscale
+from . import descriptors as D
+from . import numerics as nm
+from . import smem as smem_mod
+from . import tmem
+
+__all__ = ["tmem_mma", "STATUS", "Product", "product"]
+
+#: numerics_status of every tcgen05.mma result: nothing here ran on an sm_100a GPU.
+STATUS = "not run on hardware (modelled from the spec's rules for the same types; no Blackwell GPU here)"
+
+
+class OperandError(TypeError):
+    pass
+
+
+@dataclass
+class Product:
+    """What one MMA in tensor memory computes, decoded from its variant and instruction descriptor; the
+    fields `numerics.rule_matches` reads are those of a variant."""
+    kind: str
+    m: int
+    n: int
+    k: int
+    atype: str
+    btype: str
+    dtype: str
+    sparse: bool
+    ws: bool
+    cta: int
+    fields: dict
+    scaled: bool
+    qualifiers: dict = field(default_factory=dict)
+    family: str = ""  # rules for one family's variants do not apply
+    instruction: str = ""
+    satfinite: bool = False
+    op: str = ""
+
+    @property
+    def ctype(self) -> str:
+        return self.dtype
+
+
+def instruction_descriptor(v):
+    """The BitDescriptor the variant's idesc operand carries (the family's descriptor of that operand kind)."""
+    op = next(o for o in v.operands if o.name == "idesc")
+    return next(d for (fam, _), d in sorted(v.spec.descriptors.items()) if fam == v.family and d.operand_kind == op.kind)
+
+
+def product(v, idesc: int) -> Product:
+    """The product a variant computes with instruction descriptor `idesc`."""
+    kind = v.qualifiers.get("kind", "")
+    desc = instruction_descriptor(v)
+    f = D.decode(v.spec, kind, idesc, v.family, desc.name)
+    if f["problems"]:
+        raise ValueError(f"{v.id}: idesc {int(idesc):#010x}: {'; '.join(f['problems'])}")
+    cta = 2 if v.qualifiers.get("cta_group", "").endswith("2") else 1
+    ws = any(o.kind == "column_mask" for o in v.operands)  # .ws: the forms that take a zero-column mask
+    sparse = f.get("sparse") == "sparse"
+    if sparse != (bool(v.sparse) or any(o.matrix == "meta" for o in v.operands)):  # .sp: an operand of metadata
+        raise ValueError(f"{v.id}: idesc says {'sparse' if sparse else 'dense'} A")
+    shapes = D.shapes(v.spec, kind, v.qualifiers.get("cta_group", ""), ws, sparse, v.family, desc.name)
+    if shapes is None or f["m"] not in shapes[0] or f["n"] not in shapes[1]:
+        raise ValueError(f"{v.id}: M = {f['m']}, N = {f['n']} is not a legal shape here")
+    k = 96 if f.get("k96") else shapes[2]
+    scaled = bool(v.qualifiers.get("block_scale"))
+    return Product(kind, f["m"], f["n"], k, f["atype"], f["btype"], f.get("dtype", "f32"), sparse, ws, cta, f,
+                   scaled, {"kind": kind, "block_scale": v.qualifiers.get("block_scale", "")},
+                   satfinite=bool(f.get("saturate")))
+
+
+def arithmetic(spec, p: Product) -> nm.NumericsParams | blockscale.KindParams:
+    """The first of the spec's numerics rules that matches the product (rules for one family's
+    variants do not), else the block-scaling model of the kind (ptxspec.blockscale.kind_params)."""
+    for r in spec.numerics:
+        if nm.rule_matches(r.when, p):
+            q = nm.NumericsParams(r.model, **r.params)
+            if q.model == "fdpa" and q.group == 0:
+                q = nm.NumericsParams(**{**q.as_data(), "group": p.k})
+            return q
+    return blockscale.kind_params(p.kind.split("::")[1], p.scaled, p.dtype)
+
+
+def _container_bits(v, kind: str) -> int:
+    """Element width in memory: a kind whose descriptor allows wider types keeps every element in a
+    container as wide as the widest (e2m1 in 8 bits under kind::f8f6f4, packed under kind::mxf4)."""
+    spec = v.spec
+    lay = instruction_descriptor(v).layout(kind)
+    names = {n for f in lay.fields if f.name in ("atype", "btype") for n in f.codes_for(kind)}
+    return max(spec.types[n].bits for n in names)
+
+
+def _elements(spec, codes, tname: str, width: int):
+    t = spec.types[tname]
+    if width <= t.bits:
+        return codes
+    return (codes >> np.uint64(t.container_shift)) & np.uint64((1 << t.bits) - 1)
+
+
+def _read_smem(v, img, origin, desc, rows, cols, bits, major, matrix):
+    d = smem_mod.decode_descriptor(v.spec, int(desc), v.family)
+    lay = smem_mod.layout_for(v.spec, v.family, matrix, major, d["swizzle"], d["start_address"],
+                              d["leading_byte_offset"], d["stride_byte_offset"], d["base_offset"], rows, cols, bits)
+    lo, hi = lay.span()
+    if lo < origin or hi > origin + img.shape[-1]:
+        raise ValueError(f"{v.id}: {matrix.upper()} spans [{lo:#x}, {hi:#x}), outside the shared memory image")
+    idx = lay.byte - origin
+    if bits >= 8:
+        out = np.zeros(lay.shape, np.uint64)
+        for j in range(bits // 8):
+            out |= img[idx + j].astype(np.uint64) << np.uint64(8 * j)
+        return out
+    return (img[idx].astype(np.uint64) >> lay.bit.astype(np.uint64)) & np.uint64((1 << bits) - 1)
+
+
+def _addr(v, name, ops) -> tuple[int, int]:
+    a = int(ops[name])
+    return a >> 16, a & 0xFFFF
+
+
+def _cells(img, lane, col, what):
+    if lane.min() < 0 or lane.max() >= img.shape[-2] or col.min() < 0 or col.max() >= img.shape[-1]:
+        raise ValueError(f"{what} reaches lanes {lane.min()}-{lane.max()}, columns {col.min()}-{col.max()}: outside "
+                         f"the tensor memory image ({img.shape[-2]} x {img.shape[-1]})")
+    return img[lane, col]
+
+
+def _sparse_expand(p: Product, spec, packed, meta):
+    """Dense A (rows, K) and its kept mask from packed A (rows, K/2) and kept positions."""
+    bits = spec.types[p.atype].bits
+    chunk, unit = (2, 1) if bits == 32 else (8, 2) if p.kind in ("kind::mxf4", "kind::mxf4nvf4") else (4, 1)
+    rows, half = packed.shape
+    K = half * 2
+    meta = np.asarray(meta, np.int64)
+    per = chunk // unit // 2
+    if meta.shape != (rows, K // chunk, per):
+        raise ValueError(f"meta must be shaped {(rows, K // chunk, per)} (positions kept per chunk of {chunk})")
+    if (meta < 0).any() or (meta >= chunk // unit).any() or (np.diff(meta, axis=-1) <= 0).any():
+        raise ValueError(f"meta: positions must rise within each chunk and lie in 0..{chunk // unit - 1}")
+    cols = (meta[..., None] * unit + np.arange(unit)) + (np.arange(K // chunk) * chunk)[None, :, None, None]
+    cols = cols.reshape(rows, half)
+    dense = np.zeros((rows, K), np.uint64)
+    kept = np.zeros((rows, K), bool)
+    r = np.arange(rows)[:, None]
+    dense[r, cols] = packed
+    kept[r, cols] = True
+    return dense, kept
+
+
+def _negate(spec, codes, tname):
+    return codes ^ np.uint64(1 << (spec.types[tname].bits - 1))
+
+
+def _compute(spec, p: Product, a, b, c, kept, sfa, sfb, stype, scale_input_d):
+    q = arithmetic(spec, p)
+    if scale_input_d and p.dtype not in ("f32", "f16"):
+        raise NotImplementedError(f"scale-input-d with a {p.dtype} D (not in the manual) is not executed")
+    if scale_input_d:  # the old D times 2^-scale before accumulating (exact in float64; f32/f16 D)
+        dt = {"f32": np.float32, "f16": np.float16}[p.dtype]
+        vals = c.astype({"f32": np.uint32, "f16": np.uint16}[p.dtype]).view(dt).astype(np.float64)
+        c = (vals * 2.0 ** -scale_input_d).astype(dt).view({"f32": np.uint32, "f16": np.uint16}[p.dtype])
+        c = c.astype(np.uint64)
+    if isinstance(q, blockscale.KindParams):
+        return blockscale.mma_kind(spec, a, b, c, p.atype, p.btype, p.dtype, p.dtype, q, sfa, sfb, stype, kept)
+    if q.model == "integer":
+        if kept is not None:
+            a = np.where(kept, a, 0)
+        return nm.integer_mma(spec, a, b, c, p.atype, p.btype, p.dtype, p.satfinite)
+    if q.model == "fdpa":
+        return nm.fdpa(spec, a, b, c, p.atype, p.btype, p.dtype, p.dtype, q, kept=kept)
+    raise NotImplementedError(f"arithmetic model {q.model!r} for tcgen05.mma")
+
+
+def scale_factors(v, p: Product) -> int:
+    """Scale factors per row of A (column of B): N of .scale_vec::NX; for .blockB (and '', which is
+    .block32) the kind's dense K over B (Table 54: mxf8f6f4 1, mxf4 2, mxf4nvf4 .block16 4)."""
+    sv = v.qualifiers.get("scale_vec", "") or "block32"
+    if sv.startswith("scale_vec::"):
+        return int(sv.split("::")[1].rstrip("X"))
+    if p.k == 96:
+        raise NotImplementedError(f"{v.id}: the K = 96 scale-factor placements are not in the spec")
+    return instruction_descriptor(v).k[p.kind] // int(sv[len("block"):])
+
+
+def _scales(v, p, lay, cimg, ops, rows_a):
+    """(scale_a (rows, SF), scale_b (SF, N), scale type) codes of one CTA, from their TMEM placements."""
+    sf = scale_factors(v, p)
+    out = []
+    for matrix, extent, sid in (("scale_a", rows_a, p.fields.get("a_scale_id", 0)),
+                                ("scale_b", p.n, p.fields.get("b_scale_id", 0))):
+        place = tmem.scale_layout(v.spec, matrix, lay.id, v.family, instruction_descriptor(v).name)
+        lane, col, byte = tmem.scale_cells(place, extent, sf, sid, p.n)
+        base_lane, base_col = _addr(v, matrix, ops)
+        copies = [(_cells(cimg, ln + base_lane, col + base_col, matrix) >> (8 * byte).astype(np.uint32)) & 0xFF
+                  for ln in lane]
+        for q, other in enumerate(copies[1:], 1):  # every copy must hold the same factor
+            if (other != copies[0]).any():
+                raise ValueError(f"{v.id}: {matrix}: copy {q} of the factors differs from copy 0 "
+                                 "(they are duplicated to every lane partition)")
+        out.append(copies[0].astype(np.uint64))
+    return out[0], out[1].T, p.fields.get("scale_type", "ue8m0")
+
+
+def tmem_mma(v, *, tmem=None, smem=None, smem_origin: int = 0, meta=None, **ops):
+    """The TMEM image after the instruction (a copy; `tmem` is not changed)."""
+    return _run(v, tmem, smem, smem_origin, meta, ops)
+
+
+def _run(v, tmem_img, smem, smem_origin, meta, ops):
+    spec = v.spec
+    names = {o.name for o in v.operands}
+    unknown = sorted(set(ops) - names)
+    if unknown:
+        raise OperandError(f"{v.id} has no operand {', '.join(map(repr, unknown))}; it has {', '.join(sorted(names))}")
+    if tmem_img is None or "d" not in ops or "idesc" not in ops:
+        raise OperandError(f"{v.id}: pass tmem= (the TMEM image), d= and idesc=")
+    if v.qualifiers.get("ashift") or v.qualifiers.get("decompress"):
+        raise NotImplementedError(f"{v.id}: .ashift and .decompress are not executed")
+    p = product(v, int(ops["idesc"]))
+    img = np.array(tmem_img, dtype=np.uint32)
+    if img.ndim != (3 if p.cta == 2 else 2) or img.shape[-2] != tmem.LANES or (p.cta == 2 and img.shape[0] != 2):
+        raise ValueError(f"{v.id}: tmem must be shaped {'(2, ' if p.cta == 2 else '('}{tmem.LANES}, columns)")
+    if p.ws and (int(ops.get("zero_column_mask", 0)) >> 39) & 1:
+        raise NotImplementedError(f"{v.id}: a zero-column mask that zeroes columns (bit 39 set) is not executed")
+    lay = tmem.datapath(spec, p.m, v.qualifiers.get("cta_group", ""), p.sparse, p.ws, v.family,
+                        instruction_descriptor(v).name)
+    d_lane0, d_col0 = _addr(v, "d", ops)
+    L = d_lane0 if len(lay.alignments) > 1 else 0
+    if d_lane0 != L:
+        raise ValueError(f"{v.id}: D's address must be at lane {' or '.join(map(str, lay.alignments))}")
+    width = _container_bits(v, p.kind)
+    abits, bbits = max(width, spec.types[p.atype].bits), max(width, spec.types[p.btype].bits)
+    imgs_s = None
+    if smem is not None:
+        s = np.frombuffer(bytes(smem), np.uint8) if isinstance(smem, (bytes, bytearray, memoryview)) else np.asarray(smem)
+        imgs_s = [s[i] for i in range(s.shape[0])] if p.cta == 2 else [s]
+    rows = lay.rows
+    ka = p.k // 2 if p.sparse else p.k
+    a_parts, b_parts, c_parts = [], [], []
+    for cta in range(p.cta):
+        cimg = img[cta] if p.cta == 2 else img
+        if "a_desc" in ops:
+            if imgs_s is None:
+                raise OperandError(f"{v.id} reads A and B from shared memory: pass smem=")
+            major = "MN" if p.fields.get("transpose_a") else "K"
+            a_raw = _read_smem(v, imgs_s[cta], smem_origin, ops["a_desc"], rows, ka, abits, major, "a")
+        else:
+            a_lane0, a_col0 = _addr(v, "a_tmem", ops)
+            lanes, col, bit = tmem.a_cells(lay, ka, abits, L)
+            cells = [_cells(cimg, ln + a_lane0 - L, col + a_col0, "A") for ln in lanes]
+            for other in cells[1:]:
+                if (other != cells[0]).any():
+                    raise ValueError(f"{v.id}: the copies of A in tensor memory differ")
+            a_raw = (cells[0].astype(np.uint64) >> bit.astype(np.uint64)) & np.uint64((1 << abits) - 1)
+        if imgs_s is None:
+            raise OperandError(f"{v.id} reads B from shared memory: pass smem=")
+        nb = p.n // p.cta
+        b_raw = _read_smem(v, imgs_s[cta], smem_origin, ops["b_desc"], p.k, nb, bbits,
+                           "MN" if p.fields.get("transpose_b") else "K", "b")
+        a_parts.append(a_raw)
+        b_parts.append(b_raw)
+        lane, col = tmem.d_cells(lay, p.n, L)
+        c_parts.append((lane, col + d_col0, cimg))
+    b = np.concatenate(b_parts, axis=1)
+    a_el = [_elements(spec, x, p.atype, abits) for x in a_parts]
+    b = _elements(spec, b, p.btype, bbits)
+    if p.fields.get("negate_b"):
+        b = _negate(spec, b, p.btype)
+    out = img.copy()
+    mask = _lane_mask(v, ops, p.cta)
+    enable = int(ops.get("enable_input_d", 1))
+    for cta in range(p.cta):
+        a = a_el[cta]
+        if p.fields.get("negate_a"):
+            a = _negate(spec, a, p.atype)
+        kept = None
+        if p.sparse:
+            if meta is None:
+                raise OperandError(f"{v.id} is sparse: pass meta= (the kept positions)")
+            a, kept = _sparse_expand(p, spec, a, np.asarray(meta)[cta] if p.cta == 2 else meta)
+        lane, col, cimg = c_parts[cta]
+        raw = _cells(cimg, lane, col, "D")
+        dbits = spec.types[p.dtype].bits
+        c = (raw & np.uint32((1 << dbits) - 1)).astype(np.uint64) if enable else np.zeros(raw.shape, np.uint64)
+        sfa, sfb, stype = _scales(v, p, lay, cimg, ops, rows) if p.scaled else (None, None, None)
+        d = _compute(spec, p, a, b, c, kept, sfa, sfb, stype, int(ops.get("scale_input_d", 0)) if enable else 0)
+        keep = mask[cta][lane]  # lanes the mask disables keep their old D
+        new = np.where(keep, raw, d.astype(np.uint32))
+        (out[cta] if p.cta == 2 else out)[lane, col] = new
+    return out
+
+
+def _lane_mask(v, ops, cta: int) -> list[np.ndarray]:
+    """Per CTA, the lanes whose D the disable-output-lane mask keeps (bit i of the registers: lane i;
+    with .cta_group::2 registers 0-3 for the even CTA, 4-7 for its peer)."""
+    regs = ops.get("disable_output_lane")
+    if regs is None:
+        return [np.zeros(tmem.LANES, bool)] * cta
+    r = np.asarray(regs, np.uint64).reshape(-1)
+    if r.size != 4 * cta:
+        raise ValueError(f"{v.id}: disable_output_lane holds {4 * cta} registers of 32 bits")
+    bits = ((r[:, None] >> np.arange(32, dtype=np.uint64)) & np.uint64(1)).astype(bool).reshape(cta, tmem.LANES)
+    return list(bits)

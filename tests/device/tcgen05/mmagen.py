@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""The tcgen05.mma device campaign for sm_100a: kernels, inputs, and the checker against the executors.
+
+    python3 tests/device/tcgen05/mmagen.py BUILD          # BUILD/mma_kernels.cu, mma_cases.json
+    bash tests/device/tcgen05/run_mma.sh BUILD            # on an sm_100a machine: BUILD/mma_results.bin
+    python3 tests/device/tcgen05/mmagen.py BUILD --check  # BUILD/mma_report.json, exit 1 on any mismatch
+
+One kernel per case (CASES: a tcgen05.mma / .mma.ws variant, an instruction descriptor and the
+operand addresses), launched as one warpgroup of one CTA. Each kernel copies its shared-memory
+image into shared memory and its TMEM image (128 lanes x COLS columns: D, A from TMEM, scale
+factors) into a fresh 512-column allocation with .32x32b stores; thread 0 issues the instruction
+(descriptors made absolute by adding the shared image's address to their start-address field)
+and commits it to an mbarrier every thread waits on; .32x32b loads read the COLS columns back.
+The inputs come from the spec (ptxspec.smem canonical layouts through the descriptors the
+executor decodes, the TMEM layouts of ptxspec.tmem), in two flavours per case: small integers
+(every product and sum exact: the layouts and operand plumbing alone decide D) and random finite
+codes (the arithmetic model decides the low bits). The checker compares every cell with
+`Variant.execute` on the same images, so one run would prove or refute the executors' layouts
+and arithmetic for these cases. Nothing here has run: no sm_100a GPU (see README.md).
+"""
+from __future__ import annotations
+
+import json
+import struct
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+COLS = 96  # TMEM columns a case uses: D from 0, A (from TMEM) from 64, scale_a from 80, scale_b from 88
+SMEM = 16384  # bytes of the shared-memory image: A from 0, B from 0x2000
+A_TMEM, SA, SB = 64, 80, 88
+MAGIC_OUT = 0x5452534D
+
+# (instruction, form, qualifiers, idesc fields, flavour of data)
+CASES = [
+    ("tcgen05.mma", "desc", {"kind": "kind::f16"}, dict(m=128, n=16, dtype="f32", atype="f16", btype="f16")),
+    ("tcgen05.mma", "tmem", {"kind": "kind::f16"}, dict(m=128, n=32, dtype="f32", atype="bf16", btype="bf16")),
+    ("tcgen05.mma", "desc", {"kind": "kind::f16"}, dict(m=64, n=8, dtype="f16", atype="f16", btype="f16")),
+    ("tcgen05.mma", "desc", {"kind": "kind::tf32"}, dict(m=128, n=16, dtype="f32", atype="tf32", btype="tf32")),
+    ("tcgen05.mma", "desc", {"kind": "kind::i8"}, dict(m=128, n=16, dtype="s32", atype="s8", btype="u8")),
+    ("tcgen05.mma", "desc", {"kind": "kind::f8f6f4"}, dict(m=128, n=16, dtype="f32", atype="e4m3", btype="e5m2")),
+    ("tcgen05.mma", "desc", {"kind": "kind::f8f6f4"}, dict(m=128, n=16, dtype="f32", atype="e2m1", btype="e3m2")),
+    ("tcgen05.mma", "desc", {"kind": "kind::mxf8f6f4", "scale_vec": ""}, dict(m=128, n=16, atype="e4m3", btype="e4m3")),
+    ("tcgen05.mma", "desc", {"kind": "kind::mxf4nvf4", "scale_vec": "scale_vec::4X"},
+     dict(m=128, n=16, atype="e2m1", btype="e2m1", scale_type="ue8m0")),
+    ("tcgen05.mma.ws", "desc", {"kind": "kind::f16"}, dict(m=32, n=64, dtype="f32", atype="f16", btype="f16")),
+]
+FLAVOURS = ("ints", "random")
+
+
+def variant(spec, instruction, form, q):
+    want = {"cta_group": "cta_group::1", "ashift": "", "decompress": "", **q}
+    for v in spec.variants:
+        if v.instruction == instruction and v.form == form and all(v.qualifiers.get(k, "") == x for k, x in want.items()):
+            return v
+    raise KeyError((instruction, form, q))
+
+
+def _codes(spec, tname, shape, flavour, rng, width):
+    """Raw element codes (in `width`-bit containers where the kind puts them there)."""
+    t = spec.types[tname]
+    if flavour == "ints" or t.cls != "float":
+        if t.cls == "float":
+            import ml_dtypes
+            np_t = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "tf32": np.float32, "f32": np.float32, "e4m3": ml_dtypes.float8_e4m3fn,
+                    "e5m2": ml_dtypes.float8_e5m2, "e2m1": ml_dtypes.float4_e2m1fn, "e3m2": ml_dtypes.float6_e3m2fn,
+                    "e2m3": ml_dtypes.float6_e2m3fn}[tname]
+            vals = rng.integers(-2, 3, size=shape).astype(np.float32).astype(np_t)
+            raw = vals.view(np.uint8 if t.bits <= 8 else np.uint16 if t.bits == 16 else np.uint32).astype(np.uint64)
+            raw &= np.uint64((1 << t.bits) - 1)
+        else:
+            lo, hi = (-128, 128) if t.signed else (0, 256)
+            raw = (rng.integers(lo, hi, size=shape) & ((1 << t.bits) - 1)).astype(np.uint64)
+    else:  # random finite codes: exponent field below its all-ones value
+        raw = rng.integers(0, 1 << t.bits, size=shape).astype(np.uint64)
+        fmt = t.format or {}
+        e, mbits = fmt.get("exponent", 0), fmt.get("mantissa", 0)
+        if e and fmt.get("specials") != "none":
+            top = np.uint64(((1 << e) - 1) << mbits)
+            raw = np.where((raw & top) == top, raw & ~np.uint64(1 << (e + mbits - 1)), raw)
+    if width > t.bits:
+        raw = raw << np.uint64(t.container_shift)
+    return raw
+
+
+def build_case(spec, i, flavour):
+    """(variant, operands for Variant.execute, TMEM image (128, 512), smem image bytes)."""
+    from ptxspec import descriptors as D
+    from ptxspec import smem as S
+    from ptxspec import tmem, tmem_mma
+    inst, form, q, fields = CASES[i]
+    v = variant(spec, inst, form, q)
+    rng = np.random.default_rng(1000 + 2 * i + FLAVOURS.index(flavour))
+    idesc = D.encode(spec, q["kind"], **fields)
+    p = tmem_mma.product(v, idesc)
+    width = tmem_mma._container_bits(v, p.kind)
+    abits, bbits = max(width, spec.types[p.atype].bits), max(width, spec.types[p.btype].bits)
+    lay = tmem.datapath(spec, p.m, "cta_group::1", p.sparse, p.ws)
+    img = np.zeros((128, 512), np.uint32)
+    buf = bytearray(SMEM)
+    a = _codes(spec, p.atype, (lay.rows, p.k), flavour, rng, abits)
+    b = _codes(spec, p.btype, (p.k, p.n), flavour, rng, bbits)
+    ops = {"d": 0, "idesc": idesc, "enable_input_d": 1}
+
+    def place(matrix, mat, bits, start):
+        rows = mat.shape[0] if matrix == "a" else mat.shape[1]
+        sbo, lbo = 128, 128 * ((rows + 7) // 8)
+        lay_s = S.layout_for(spec, "tcgen05", matrix, "K", "none", start, lbo, sbo, 0, *mat.shape, bits)
+        for (r, c), byte in np.ndenumerate(lay_s.byte):
+            if bits >= 8:
+                for j in range(bits // 8):
+                    buf[byte + j] = (int(mat[r, c]) >> (8 * j)) & 0xFF
+            else:
+                sh = int(lay_s.bit[r, c])
+                buf[byte] = (buf[byte] & ~(((1 << bits) - 1) << sh)) | (int(mat[r, c]) << sh)
+        return S.encode_descriptor(spec, start=start, lbo=lbo, sbo=sbo, swizzle="none", family="tcgen05")
+    if form == "desc":
+        ops["a_desc"] = place("a", a, abits, 0)
+    else:
+        lanes, col, bit = tmem.a_cells(lay, p.k, abits)
+        for ln in lanes:
+            np.bitwise_or.at(img, (ln, col + A_TMEM), (a.astype(np.uint64) << bit.astype(np.uint64)).astype(np.uint32))
+        ops["a_tmem"] = A_TMEM
+    ops["b_desc"] = place("b", b, bbits, 0x2000)
+    lane, col = tmem.d_cells(lay, p.n)
+    dbits = spec.types[p.dtype].bits
+    img[lane, col] = _codes(spec, p.dtype, lane.shape, flavour, rng, dbits).astype(np.uint32)
+    if p.scaled:
+        sf = tmem_mma.scale_factors(v, p)
+        for matrix, extent, col0 in (("scale_a", lay.rows, SA), ("scale_b", p.n, SB)):
+            place_sf = tmem.scale_layout(spec, matrix, lay.id)
+            sl, sc, sb = tmem.scale_cells(place_sf, extent, sf, 0, p.n)
+            vals = rng.integers(124, 131, size=(extent, sf)).astype(np.uint32)  # ue8m0 2^-3 .. 2^3
+            for ln in sl:
+                np.bitwise_or.at(img, (ln, sc + col0), vals << (8 * sb).astype(np.uint32))
+            ops[matrix] = col0
+    if p.ws:
+        ops["zero_column_mask"] = 0
+    if any(o.name == "disable_output_lane" for o in v.operands) and i == 0:
+        ops["disable_output_lane"] = [0x0000F00F, 0, 0x80000001, 0]
+    return v, ops, img, bytes(buf)
+
+
+# ----------------------------------------------------------------------------------------------
+# CUDA source
+
+PRELUDE = (HERE / "tmemgen.py").read_text(encoding="utf-8").split('PRELUDE = r"""', 1)[1].split('"""', 1)[0]
+
+
+def _asm(v, ops) -> tuple[str, list[str]]:
+    """The instruction's text with operands %0.. and the asm input list (in operand order)."""
+    parts, ins = [], []
+    for o in v.operands:
+        if o.name not in ops:
+            continue
+        n = len(ins)
+        if o.kind == "tmem_address":
+            parts.append(f"[%{n}]")
+            ins.append(f'"r"(tbase + {int(ops[o.name])}u)')
+        elif o.kind in ("descriptor", "column_mask"):
+            parts.append(f"%{n}")
+            extra = " + sbase" if o.kind == "descriptor" else ""
+            ins.append(f'"l"((unsigned long long){int(ops[o.name])}ull{extra})')
+        elif o.kind == "idesc":
+            parts.append(f"%{n}")
+            ins.append(f'"r"({int(ops[o.name])}u)')
+        elif o.kind == "lane_mask":
+            regs = list(ops[o.name])
+            parts.append("{" + ", ".join(f"%{n + j}" for j in range(len(regs))) + "}")
+            ins += [f'"r"({int(r)}u)' for r in regs]
+        elif o.kind == "predicate":
+            parts.append("p")
+            ins.append(f'"r"({int(ops[o.name])}u)')
+        elif o.kind == "immediate":
+            parts.append(str(int(ops[o.name])))
+        else:
+            raise ValueError(f"{v.id}: operand kind {o.kind} not handled")
+    pred = next(i for i, o in enumerate([o for o in v.operands if o.name in ops]) if o.kind == "predicate")
+    text = (f"{{ .reg .pred p; setp.ne.b32 p, %{_index_of(v, ops, pred)}, 0; "
+            f"{v.ptx} {', '.join(parts)}; }}")
+    return text, ins
+
+
+def _index_of(v, ops, k: int) -> int:
+    """asm input index of the k-th passed operand (a lane mask takes one per register)."""
+    n = 0
+    for o in [o for o in v.operands if o.name in ops][:k]:
+        n += len(ops[o.name]) if o.kind == "lane_mask" else 0 if o.kind == "immediate" else 1
+    return n
+
+
+def _words(data: bytes) -> str:
+    w = np.frombuffer(data, np.uint32)
+    return ",".join(f"0x{x:x}u" for x in w.tolist())
+
+
+def kernel(spec, k: int, i: int, flavour: str) -> str:
+    v, ops, img, buf = build_case(spec, i, flavour)
+    text, ins = _asm(v, ops)
+    tm = img[:, :COLS].astype(np.uint32)
+    return "\n".join([
+        f"// case {i} ({flavour}): {v.id}",
+        f"__device__ const uint32_t smem_in_{k}[{SMEM // 4}] = {{{_words(buf)}}};",
+        f"__device__ const uint32_t tmem_in_{k}[{128 * COLS}] = {{{_words(tm.tobytes())}}};",
+        f"__global__ void __launch_bounds__(128) mma_{k}(uint32_t* out)",
+        "{",
+        "  __shared__ __align__(1024) uint32_t sm[SMEM_WORDS];",
+        "  __shared__ uint32_t slot;",
+        "  __shared__ __align__(8) uint64_t bar;",
+        f"  for (int j = threadIdx.x; j < SMEM_WORDS; j += 128) sm[j] = smem_in_{k}[j];",
+        '  asm volatile("fence.proxy.async.shared::cta;\\n" ::: "memory");',
+        "  const uint32_t base = tmem_setup(&slot);  // this warp's lanes",
+        "  const uint32_t lane = threadIdx.x;",
+        "  for (int c0 = 0; c0 < COLS; c0 += 32)",
+        f"    st32(base + c0, &tmem_in_{k}[lane * COLS + c0]);",
+        '  asm volatile("tcgen05.wait::st.sync.aligned;\\n" ::: "memory");',
+        '  asm volatile("tcgen05.fence::before_thread_sync;\\n" ::: "memory");',
+        "  __syncthreads();",
+        '  asm volatile("tcgen05.fence::after_thread_sync;\\n" ::: "memory");',
+        "  const uint32_t tbase = slot;",
+        "  const unsigned long long sbase = (unsigned long long)(__cvta_generic_to_shared(sm) >> 4);",
+        "  const uint32_t b = (uint32_t)__cvta_generic_to_shared(&bar);",
+        "  if (threadIdx.x == 0) {",
+        '    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\\n" :: "r"(b) : "memory");',
+        '    asm volatile("fence.mbarrier_init.release.cluster;\\n" ::: "memory");',
+        f'    asm volatile("{text}\\n" :: {", ".join(ins)} : "memory");',
+        '    asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];\\n" :: "r"(b) : "memory");',
+        "  }",
+        "  __syncthreads();",
+        "  uint32_t done = 0;",
+        "  while (!done)",
+        '    asm volatile("{ .reg .pred q; mbarrier.try_wait.parity.shared::cta.b64 q, [%1], 0; selp.u32 %0, 1, 0, q; }\\n"',
+        '                 : "=r"(done) : "r"(b) : "memory");',
+        '  asm volatile("tcgen05.fence::after_thread_sync;\\n" ::: "memory");',
+        "  uint32_t v[32];",
+        "  for (int c0 = 0; c0 < COLS; c0 += 32) {",
+        "    ld32(base + c0, v);",
+        "    for (int j = 0; j < 32; ++j) out[lane * COLS + c0 + j] = v[j];",
+        "  }",
+        "  tmem_teardown(slot);",
+        "}",
+    ])
+
+
+def jobs() -> list[tuple[int, str]]:
+    return [(i, f) for i in range(len(CASES)) for f in FLAVOURS]
+
+
+def sources(spec, build: Path) -> list[tuple[int, str]]:
+    build.mkdir(parents=True, exist_ok=True)
+    js = jobs()
+    st_regs = ", ".join(f"%{j + 1}" for j in range(32))
+    st_args = ", ".join(f'"r"(v[{j}])' for j in range(32))
+    ld_regs = ", ".join(f"%{j}" for j in range(32))
+    ld_args = ", ".join(f'"=r"(v[{j}])' for j in range(32))
+    prelude = PRELUDE % {"alloc": 512, "fill": 0, "st_regs": st_regs, "st_args": st_args, "ld_regs": ld_regs,
+                         "ld_args": ld_args}
+    body = [prelude, f"#define COLS {COLS}", f"#define SMEM_WORDS {SMEM // 4}"]
+    body += [kernel(spec, k, i, f) for k, (i, f) in enumerate(js)]
+    body.append("extern const void* const tmem_kernels[] = {" + ", ".join(f"(const void*)mma_{k}" for k in range(len(js)))
+                + "};")
+    body.append("extern const uint32_t tmem_words[] = {" + ", ".join(str(128 * COLS) for _ in js) + "};")
+    body.append(f"extern const uint32_t tmem_nkernels = {len(js)};")
+    (build / "mma_kernels.cu").write_text("\n".join(body) + "\n", encoding="utf-8")
+    (build / "mma_cases.json").write_text(json.dumps([{"kernel": k, "case": i, "flavour": f, "variant": variant(
+        spec, *CASES[i][:3]).id} for k, (i, f) in enumerate(js)], indent=1) + "\n", encoding="utf-8")
+    return js
+
+
+def expected(spec, i: int, flavour: str) -> np.ndarray:
+    """The COLS columns the executor says the kernel reads back: (128, COLS) uint32."""
+    v, ops, img, buf = build_case(spec, i, flavour)
+    out = v.execute(tmem=img, smem=np.frombuffer(buf, np.uint8), smem_origin=0, **ops)
+    return out[:, :COLS]
+
+
+def read_results(path: Path) -> dict[int, tuple[int, np.ndarray]]:
+    data = path.read_bytes()
+    magic, n = struct.unpack_from("<II", data, 0)
+    assert magic == MAGIC_OUT, "not a results file"
+    off, out = 8, {}
+    for _ in range(n):
+        if off >= len(data):
+            break
+        k, err, words = struct.unpack_from("<III", data, off)
+        off += 12
+        out[k] = (err, np.frombuffer(data, np.uint32, words, off).reshape(128, COLS))
+        off += 4 * words
+    return out
+
+
+def write_results(path: Path, results: dict[int, np.ndarray]) -> None:
+    parts = [struct.pack("<II", MAGIC_OUT, len(results))]
+    for k, arr in sorted(results.items()):
+        a = np.ascontiguousarray(arr, np.uint32)
+        parts += [struct.pack("<III", k, 0, a.size), a.tobytes()]
+    path.write_bytes(b"".join(parts))
+
+
+def check(spec, results: dict) -> dict:
+    report = {}
+    for k, (i, flavour) in enumerate(jobs()):
+        want = expected(spec, i, flavour)
+        got = results.get(k)
+        if got is None or got[0]:
+            report[str(k)] = {"case": i, "flavour": flavour, "ran": False, "error": None if got is None else got[0]}
+            continue
+        bad = np.argwhere(got[1] != want)
+        report[str(k)] = {"case": i, "flavour": flavour, "ran": True, "mismatches": int(len(bad)),
+                          "first": [[int(x) for x in b] + [int(got[1][tuple(b)]), int(want[tuple(b)])] for b in bad[:8]]}
+    return report
+
+
+def main(argv: list[str]) -> int:
+    import ptxspec
+    spec = ptxspec.load()
+    build = Path(argv[0]) if argv else HERE.parent / "build" / "tcgen05"
+    if "--check" in argv:
+        report = check(spec, read_results(build / "mma_results.bin"))
+        (build / "mma_report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        bad = [k for k, r in report.items() if not r["ran"] or r["mismatches"]]
+        print(f"{len(report)} kernels, {len(bad)} not run or mismatched")
+        return 1 if bad else 0
+    js = sources(spec, build)
+    print(f"{len(js)} kernels in {build / 'mma_kernels.cu'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
