@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 HERE = Path(__file__).resolve().parent
@@ -113,3 +114,52 @@ def test_mma_checker_without_a_gpu(spec, tmp_path):
     assert report["3"]["mismatches"] == 1 and report["3"]["first"][0][:2] == [5, 2]
     assert not report["7"]["ran"]
     assert sum(r["ran"] and r["mismatches"] == 0 for r in report.values()) == 2 * len(mmagen.CASES) - 2
+
+
+# ----------------------------------------------------------------------------------------------
+# tcgen05.ld.red (sm_103a): registers through the ld maps, and the reduction
+
+import redgen  # noqa: E402
+
+
+def test_red_kernels_compile_and_link_for_sm103a(spec, tmp_path):
+    nvcc = _tool("nvcc")
+    jobs = redgen.sources(spec, tmp_path)
+    assert len(jobs) == len(redgen.variants(spec)) == 168
+    arch = ["-gencode", "arch=compute_103a,code=sm_103a"]
+    proc = subprocess.run([nvcc, *arch, "-O1", "-Werror", "all-warnings", "-c", str(tmp_path / "red_kernels.cu"),
+                           "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    exe = tmp_path / "red_run"
+    proc = subprocess.run([nvcc, *arch, "-O1", str(HERE / "device" / "tcgen05" / "tmem_host.cu"), str(tmp_path / "k.o"),
+                           "-o", str(exe)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    sass = subprocess.run([_tool("cuobjdump"), "-sass", str(exe)], capture_output=True, text=True).stdout
+    functions = [f for f in re.split(r"\n\s*Function : ", sass)[1:] if f.startswith("_Z")]
+    assert sum("red_k" in f.split("\n", 1)[0] for f in functions) == len(jobs)
+
+
+def test_red_checker_without_a_gpu(spec):
+    """The values a device following the spec's maps and the manual's reduction returns pass; a
+    wrong reduction and a misplaced register are caught; the reductions mean something (every
+    f32 .NaN form meets a NaN, .abs min differs from the signed min)."""
+    vs = redgen.variants(spec)
+    ideal = {i: (0, redgen.expected(v).astype(np.uint32)) for i, v in enumerate(vs)}
+    report = redgen.check(spec, ideal)
+    assert all(r["ran"] and not r["register_mismatches"] and not r["reduction_mismatches"] for r in report.values())
+    k = next(i for i, v in enumerate(vs) if v.dtype == "f32" and v.qualifiers.get("red_abs") and v.n == 8)
+    bad = dict(ideal)
+    words = ideal[k][1].copy()
+    words[3, -1] ^= 0x80000000
+    words[4, 0], words[4, 1] = words[4, 1], words[4, 0]
+    bad[k] = (0, words)
+    r = redgen.check(spec, bad)[vs[k].id]
+    assert r["reduction_mismatches"] == 1 and r["register_mismatches"] >= 1
+    nan_forms = [v for v in vs if v.qualifiers.get("red_nan")]
+    assert nan_forms and all((redgen.expected(v)[:, -1] == redgen.CANONICAL_NAN).any() for v in nan_forms)
+    for v in vs:
+        if v.qualifiers.get("red_abs") and v.qualifiers["red"] == "min":  # magnitudes: never negative
+            plain = next(w for w in vs if w.dtype == v.dtype and w.n == v.n and w.qualifiers["tmem_shape"] ==
+                         v.qualifiers["tmem_shape"] and w.qualifiers["red"] == v.qualifiers["red"]
+                         and not w.qualifiers.get("red_abs") and not w.qualifiers.get("red_nan"))
+            assert (redgen.expected(v)[:, -1] != redgen.expected(plain)[:, -1]).any()
