@@ -22,8 +22,9 @@ where, all from the spec:
 
 Sparse forms (tcgen05.mma.sp) take the kept positions as `meta`: an int array (rows, K // chunk,
 kept) of positions within each chunk of K (2 of 4; tf32 1 of 2; 4-bit kinds 2 pairs of 4), since
-where the metadata lies in TMEM is not in the spec. .ws forms run with a zero-column mask whose
-bit 39 is 0 (every column of B used); .ashift and .decompress::lut::b are not executed.
+where the metadata lies in TMEM is not in the spec. .ws forms run with a zero-column mask (its
+descriptor: spec/descriptors/tcgen05_zero_column_mask.yaml) that zeroes no column (non_zero_mask
+0); .ashift and .decompress::lut::b are not executed.
 """
 from __future__ import annotations
 
@@ -253,8 +254,8 @@ def _run(v, tmem_img, smem, smem_origin, meta, ops):
     img = np.array(tmem_img, dtype=np.uint32)
     if img.ndim != (3 if p.cta == 2 else 2) or img.shape[-2] != tmem.LANES or (p.cta == 2 and img.shape[0] != 2):
         raise ValueError(f"{v.id}: tmem must be shaped {'(2, ' if p.cta == 2 else '('}{tmem.LANES}, columns)")
-    if p.ws and (int(ops.get("zero_column_mask", 0)) >> 39) & 1:
-        raise NotImplementedError(f"{v.id}: a zero-column mask that zeroes columns (bit 39 set) is not executed")
+    if p.ws and "zero_column_mask" in ops:
+        _check_column_mask(v, int(ops["zero_column_mask"]))
     lay = tmem.datapath(spec, p.m, v.qualifiers.get("cta_group", ""), p.sparse, p.ws, v.family,
                         instruction_descriptor(v).name)
     d_lane0, d_col0 = _addr(v, "d", ops)
@@ -321,6 +322,18 @@ def _run(v, tmem_img, smem, smem_origin, meta, ops):
         new = np.where(keep, raw, d.astype(np.uint32))
         (out[cta] if p.cta == 2 else out)[lane, col] = new
     return out
+
+
+def _check_column_mask(v, word: int) -> None:
+    """The zero-column mask must zero no column (its descriptor's non_zero_mask 0): how a mask that
+    does is built is ambiguous in the manual (see spec/descriptors/tcgen05_zero_column_mask.yaml)."""
+    op = next(o for o in v.operands if o.name == "zero_column_mask")
+    desc = next(d for (fam, _), d in sorted(v.spec.descriptors.items()) if fam == v.family and d.operand_kind == op.kind)
+    f = D.decode(v.spec, v.qualifiers.get(desc.selector, ""), word, v.family, desc.name)
+    if f["problems"]:
+        raise ValueError(f"{v.id}: zero-column mask {word:#x}: {'; '.join(f['problems'])}")
+    if f["non_zero_mask"]:
+        raise NotImplementedError(f"{v.id}: a zero-column mask that zeroes columns (non_zero_mask 1) is not executed")
 
 
 def _lane_mask(v, ops, cta: int) -> list[np.ndarray]:

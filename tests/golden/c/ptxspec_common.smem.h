@@ -547,4 +547,80 @@ PTXSPEC_HD constexpr uint32_t get_a_scale_id(uint32_t desc) { return decode_a_sc
 PTXSPEC_HD constexpr uint32_t get_k96(uint32_t desc) { return decode_k96((desc >> 31) & 0x1u); }
 }  // namespace mxf4
 }  // namespace idesc_tcgen05
+
+namespace zero_column_mask_tcgen05 {
+// The optional 64-bit operand of tcgen05.mma.ws and .ws.sp that makes the instruction use zeros for some columns of B whatever shared memory holds: an N-bit mask (1: the column is zero) built from one sub-mask (M = 128), two of N/2 bits (M = 64) or four of N/4 bits (M = 32); sub-mask i uses start count sci and first span fsi and alternates runs of the two span lengths, after the columns of B are shifted by the column shift. Only the .ws forms take it, and they are .cta_group::1 only: the layout is picked by that qualifier. The manual's table and its examples disagree on which span counts zero columns (its Example 2 and CUTLASS read use_span as the columns of B used, skip_span as the zero ones; the table says the opposite), so only the bit fields are data here: a runtime fact ptxas never checks, not run on hardware.
+// (PTX ISA 9.7.16.4.3; spec/descriptors.) One namespace per layout (the .kind picks it). make()
+// takes every field but the reserved ones, in bit order: a number field the number it describes
+// (M, N, a scale-factor id), a code field its code (the <field>_<value> constants); get_<field>
+// reads it back the same way.
+namespace ws {  // cta_group::1 (Table 45)
+// sc0: bits 0..7. Start count of sub-mask 0: the low mask bits skipped.
+PTXSPEC_HD constexpr uint32_t encode_sc0(uint32_t x) { return x; }
+PTXSPEC_HD constexpr uint32_t decode_sc0(uint32_t v) { return (v & 0xffu); }
+// sc1: bits 8..15. Start count of sub-mask 1 (M = 64 and 32).
+PTXSPEC_HD constexpr uint32_t encode_sc1(uint32_t x) { return x; }
+PTXSPEC_HD constexpr uint32_t decode_sc1(uint32_t v) { return (v & 0xffu); }
+// sc2: bits 16..23. Start count of sub-mask 2 (M = 32).
+PTXSPEC_HD constexpr uint32_t encode_sc2(uint32_t x) { return x; }
+PTXSPEC_HD constexpr uint32_t decode_sc2(uint32_t v) { return (v & 0xffu); }
+// sc3: bits 24..31. Start count of sub-mask 3 (M = 32).
+PTXSPEC_HD constexpr uint32_t encode_sc3(uint32_t x) { return x; }
+PTXSPEC_HD constexpr uint32_t decode_sc3(uint32_t v) { return (v & 0xffu); }
+// fs0: bits 32..32. First span of sub-mask 0: which run it starts with. Legal: 0, 1.
+PTXSPEC_HD constexpr uint32_t encode_fs0(uint32_t x) { return x; }
+PTXSPEC_HD constexpr uint32_t decode_fs0(uint32_t v) { return (v & 0x1u); }
+// fs1: bits 33..33. First span of sub-mask 1. Legal: 0, 1.
+PTXSPEC_HD constexpr uint32_t encode_fs1(uint32_t x) { return x; }
+PTXSPEC_HD constexpr uint32_t decode_fs1(uint32_t v) { return (v & 0x1u); }
+// fs2: bits 34..34. First span of sub-mask 2. Legal: 0, 1.
+PTXSPEC_HD constexpr uint32_t encode_fs2(uint32_t x) { return x; }
+PTXSPEC_HD constexpr uint32_t decode_fs2(uint32_t v) { return (v & 0x1u); }
+// fs3: bits 35..35. First span of sub-mask 3. Legal: 0, 1.
+PTXSPEC_HD constexpr uint32_t encode_fs3(uint32_t x) { return x; }
+PTXSPEC_HD constexpr uint32_t decode_fs3(uint32_t v) { return (v & 0x1u); }
+// reserved_36: bits 36..38. Reserved, 0.
+// non_zero_mask: bits 39..39. 0: the mask is all 0s (every column of B used, the other fields ignored); 1: the mask is generated. Legal: 0, 1.
+PTXSPEC_HD constexpr uint32_t encode_non_zero_mask(uint32_t x) { return x; }
+PTXSPEC_HD constexpr uint32_t decode_non_zero_mask(uint32_t v) { return (v & 0x1u); }
+// skip_span: bits 40..47. One run length minus 1 (the table: columns where B is used; Example 2 and CUTLASS: zero columns).
+PTXSPEC_HD constexpr uint32_t encode_skip_span(uint32_t x) { return x; }
+PTXSPEC_HD constexpr uint32_t decode_skip_span(uint32_t v) { return (v & 0xffu); }
+// use_span: bits 48..55. The other run length minus 1 (the table: zero columns; Example 2 and CUTLASS: columns where B is used).
+PTXSPEC_HD constexpr uint32_t encode_use_span(uint32_t x) { return x; }
+PTXSPEC_HD constexpr uint32_t decode_use_span(uint32_t v) { return (v & 0xffu); }
+// column_shift: bits 56..61. The columns of B start this many columns on (at most 16 for M = 32, 32 otherwise). Legal: cta_group::1: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32.
+PTXSPEC_HD constexpr uint32_t encode_column_shift(uint32_t x) { return x; }
+PTXSPEC_HD constexpr uint32_t decode_column_shift(uint32_t v) { return (v & 0x3fu); }
+// reserved_62: bits 62..63. Not in the manual's table: 0.
+PTXSPEC_HD constexpr uint64_t make(uint64_t sc0, uint64_t sc1, uint64_t sc2, uint64_t sc3, uint64_t fs0, uint64_t fs1, uint64_t fs2, uint64_t fs3, uint64_t non_zero_mask, uint64_t skip_span, uint64_t use_span, uint64_t column_shift) {
+  return ((uint64_t)(encode_sc0(sc0) & 0xffu) << 0)
+       | ((uint64_t)(encode_sc1(sc1) & 0xffu) << 8)
+       | ((uint64_t)(encode_sc2(sc2) & 0xffu) << 16)
+       | ((uint64_t)(encode_sc3(sc3) & 0xffu) << 24)
+       | ((uint64_t)(encode_fs0(fs0) & 0x1u) << 32)
+       | ((uint64_t)(encode_fs1(fs1) & 0x1u) << 33)
+       | ((uint64_t)(encode_fs2(fs2) & 0x1u) << 34)
+       | ((uint64_t)(encode_fs3(fs3) & 0x1u) << 35)
+       | ((uint64_t)0u << 36)
+       | ((uint64_t)(encode_non_zero_mask(non_zero_mask) & 0x1u) << 39)
+       | ((uint64_t)(encode_skip_span(skip_span) & 0xffu) << 40)
+       | ((uint64_t)(encode_use_span(use_span) & 0xffu) << 48)
+       | ((uint64_t)(encode_column_shift(column_shift) & 0x3fu) << 56)
+       | ((uint64_t)0u << 62);
+}
+PTXSPEC_HD constexpr uint64_t get_sc0(uint64_t desc) { return decode_sc0((desc >> 0) & 0xffu); }
+PTXSPEC_HD constexpr uint64_t get_sc1(uint64_t desc) { return decode_sc1((desc >> 8) & 0xffu); }
+PTXSPEC_HD constexpr uint64_t get_sc2(uint64_t desc) { return decode_sc2((desc >> 16) & 0xffu); }
+PTXSPEC_HD constexpr uint64_t get_sc3(uint64_t desc) { return decode_sc3((desc >> 24) & 0xffu); }
+PTXSPEC_HD constexpr uint64_t get_fs0(uint64_t desc) { return decode_fs0((desc >> 32) & 0x1u); }
+PTXSPEC_HD constexpr uint64_t get_fs1(uint64_t desc) { return decode_fs1((desc >> 33) & 0x1u); }
+PTXSPEC_HD constexpr uint64_t get_fs2(uint64_t desc) { return decode_fs2((desc >> 34) & 0x1u); }
+PTXSPEC_HD constexpr uint64_t get_fs3(uint64_t desc) { return decode_fs3((desc >> 35) & 0x1u); }
+PTXSPEC_HD constexpr uint64_t get_non_zero_mask(uint64_t desc) { return decode_non_zero_mask((desc >> 39) & 0x1u); }
+PTXSPEC_HD constexpr uint64_t get_skip_span(uint64_t desc) { return decode_skip_span((desc >> 40) & 0xffu); }
+PTXSPEC_HD constexpr uint64_t get_use_span(uint64_t desc) { return decode_use_span((desc >> 48) & 0xffu); }
+PTXSPEC_HD constexpr uint64_t get_column_shift(uint64_t desc) { return decode_column_shift((desc >> 56) & 0x3fu); }
+}  // namespace ws
+}  // namespace zero_column_mask_tcgen05
 }  // namespace ptxspec
