@@ -256,14 +256,10 @@ def test_every_block_scaled_variant_has_its_maps_in_headers_and_docs(spec):
                              rf"selector \{{0, 0\}}\]\(scale\.md\) · \[svg\]\(\.\./figures/scale-mma\.scale\.{mat}-{sv}x-", group), v.ptx
 
 
-def test_the_rows_left_without_a_model_are_outside_the_kind_forms(spec, db):
-    """No .kind variant is `no model`. The rows that are (the issue's count of 386 included them)
-    are outside issue 12: forms beyond the manual that ptxas compiles to no arithmetic on sm_90a
-    (Variant.hardware_note), and the float .satfinite wmma forms PTX ISA 6.5 removed (sm_70..sm_75)."""
-    rows = [r[0] for r in db.execute("SELECT variant_id FROM numerics_status WHERE status = 'no model'")]
-    by_id = {v.id: v for v in spec.variants}
-    for vid in rows:
-        v = by_id[vid]
-        assert not v.qualifiers.get("kind"), vid
-        removed = v.family == "wmma" and v.satfinite and v.atype == "f16" and all(str(c.until) == "6.5" for c in v.requirement.clauses)
-        assert v.hardware_note or removed, vid
+def test_no_variant_is_left_without_a_model(spec, db):
+    """Issue 12: numerics_status has no `no model` row. The rows that were (outside the .kind forms)
+    now say what ptxas makes of them: forms beyond the manual that compute nothing on any target,
+    and the float .satfinite wmma forms PTX ISA 6.5 removed, modelled on ptxas's sm_75 code."""
+    assert not db.execute("SELECT variant_id FROM numerics_status WHERE status = 'no model'").fetchall()
+    by = dict(db.execute("SELECT status, count(*) FROM numerics_status GROUP BY status").fetchall())
+    assert by[nm.NO_ARITHMETIC] == 48 and by[nm.UNMEASURED["sass"]] == 48

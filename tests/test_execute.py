@@ -108,15 +108,17 @@ def test_params_come_from_rules_for_every_measured_variant(spec):
 
 def test_variants_the_h100_cannot_show_are_refused(spec):
     """m8n8k4 .bf16/.tf32 (D reads 0x00fffdc0 whatever the inputs) and wmma .f64 m16n16k16/k8 (no
-    multiply emitted): the spec's hardware_note; no model, no campaign, a clear refusal."""
+    multiply emitted): the spec's hardware_note; no arithmetic on any target (tests/test_numerics_sass.py),
+    no campaign, a clear refusal."""
     noted = [v for v in spec.variants if v.hardware_note and nm.computes_product(v)]
     assert {v.m for v in noted} >= {8, 16} and len(noted) >= 48
     assert not set(G.runnable(spec)) & set(noted)
     v = spec.variant("mma.sync.aligned.m8n8k4.row.col.f32.bf16.bf16.f32")
     z = {n: np.zeros((32, v.operand(n).regs), np.uint32) for n in ("a", "b", "c")}
-    with pytest.raises(NotImplementedError, match="not observable on sm_90a: ptxas 13.0 compiles it"):
+    with pytest.raises(NotImplementedError, match="no arithmetic: ptxas emits no product for it on any target"):
         v.execute(**z)
-    assert {r[0]: r[3] for r in nm.status_rows(spec)}[v.id] == "no model"
+    status = {r[0]: r[3] for r in nm.status_rows(spec)}
+    assert {status[v.id] for v in noted} == {nm.NO_ARITHMETIC}
 
 
 def _put(mem, mat, p, stride, layout, bits):

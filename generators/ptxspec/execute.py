@@ -283,8 +283,11 @@ def compute(v, a, b, c, imm: dict, p: nm.NumericsParams | None = None) -> np.nda
     if p is None:
         try:
             p = nm.params(v)
-        except KeyError as exc:  # e.g. m8n8k4 .bf16/.tf32: sm_90a accepts it, the H100 computes nothing
+        except KeyError as exc:  # no rule of spec/numerics.yaml covers it
             raise NotImplementedError(exc.args[0]) from None
+    if p.model == "none":  # e.g. m8n8k4 .bf16/.tf32: ptxas accepts it and emits no product on any target
+        rule = nm.rule_of(v)
+        raise NotImplementedError(f"{v.id}: {nm.NO_ARITHMETIC}" + (f" ({' '.join(rule.source.split())})" if rule else ""))
     if p.model in ("fdpa_scaled", "fdpa_groups"):  # the .kind::* forms: ptxspec.blockscale
         return _compute_kind(v, a, b, c, imm, p)
     scale_d = imm.get("scale_d", 1)

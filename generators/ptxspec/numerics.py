@@ -56,15 +56,20 @@ class NumericsParams:
     zero_exp: int = -133  # exponent a zero term counts as in the alignment
     split: int = 0  # fp8emu: the k interleave of the two f16 steps (2: k mod 4 < 2 first; sparse: 4)
     via: str = ""  # fdpa: the type each step rounds to before D's type (to nearest, IEEE: sign kept)
+    finite: int = 0  # fdpa: 1: the last step saturates (an infinite result becomes the largest finite value of its sign)
 
     def as_data(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
 #: The models this module implements (spec/numerics.yaml names one per rule).
-MODELS = ("integer", "b1", "fdpa", "fp8emu", "fmachain", "f64fma", "fdpa_scaled", "fdpa_groups")
+#: `none`: ptxas accepts the form but emits no product for it on any target (the executor refuses it).
+MODELS = ("integer", "b1", "fdpa", "fp8emu", "fmachain", "f64fma", "fdpa_scaled", "fdpa_groups", "none")
 #: numerics_status of a variant no campaign ran, by the basis of its rule (spec/numerics.yaml `basis`)
-UNMEASURED = {"measured": "not run", "published": "modelled (manual + published measurements); not run on hardware"}
+UNMEASURED = {"measured": "not run", "published": "modelled (manual + published measurements); not run on hardware",
+              "sass": "modelled (ptxas SASS + steps measured on an H100); not run on hardware"}
+#: numerics_status of a variant whose rule's model is `none`
+NO_ARITHMETIC = "no arithmetic: ptxas emits no product for it on any target"
 #: The variant fields a rule's `when` may test besides the family's axes.
 RULE_FIELDS = ("family", "instruction", "m", "n", "k", "atype", "btype", "ctype", "dtype", "satfinite", "op", "sparse")
 
@@ -128,7 +133,7 @@ def params(variant) -> NumericsParams:
 
 def rule_of(variant):
     """The spec/numerics.yaml rule that gives the variant its arithmetic, or None."""
-    if not computes_product(variant) or variant.hardware_note:
+    if not computes_product(variant):
         return None
     return next((r for r in variant.spec.numerics if rule_matches(r.when, variant)), None)
 
@@ -136,8 +141,6 @@ def rule_of(variant):
 def _params(variant) -> NumericsParams:
     if not computes_product(variant):
         raise KeyError(f"{variant.id} computes no product")
-    if variant.hardware_note:  # sm_90a accepts it, but the H100 computes nothing that could be modelled
-        raise KeyError(f"{variant.id}: no arithmetic: {variant.hardware}")
     rule = rule_of(variant)
     if rule is not None:
         p = NumericsParams(rule.model, **rule.params)
@@ -416,9 +419,22 @@ def fdpa(spec, a_codes, b_codes, c_codes, atype: str, btype: str, ctype: str, dt
         d = fdpa_step(spec, fa_k, fb_k, fc, step_type, p.F, p.round, p.keep, p.zero_exp,
                       None if kept is None else kept[sl])
         fc = decode_fields(spec, step_type, d)
+    if p.finite:  # the last step saturates (HMMA .SATFINITE): +-Inf becomes +-the largest finite value
+        d = saturate_infinity(spec, step_type, d)
     if step_type != dtype:
         d = f32_to_f16(d)
     return d
+
+
+def saturate_infinity(spec, tname: str, codes) -> np.ndarray:
+    """Codes of `tname` with each infinity replaced by the largest finite value of its sign (a NaN
+    stays what it was)."""
+    t, e, m, _, _ = _fmt(spec, tname)
+    codes = np.asarray(codes).astype(np.uint64)
+    sign = np.uint64(1 << (t.bits - 1))
+    inf = np.uint64(((1 << e) - 1) << m)
+    biggest = np.uint64((((1 << e) - 2) << m) | ((1 << m) - 1))
+    return np.where((codes & ~sign) == inf, (codes & sign) | biggest, codes)
 
 
 def f16_to_f32(codes) -> np.ndarray:
@@ -737,8 +753,13 @@ def status_rows(spec) -> list[tuple]:
             model, pj = None, None
         src = spec.numerics.index(rule) + 1 if rule is not None and model else None
         m = meas.get(v.id)
-        if m is None:
-            status = UNMEASURED[rule.basis] if model and rule is not None else "not run" if model else "no model"
+        if m is None or model == "none":
+            if model == "none":
+                status = NO_ARITHMETIC
+            elif model and rule is not None:
+                status = UNMEASURED[rule.basis]
+            else:
+                status = "not run" if model else "no model"
             rows.append((v.id, model, pj, status, None, None, None, None, None, None, src))
             continue
         agree = (m["outputs"] - m["mismatches"]) / m["outputs"] if m["outputs"] else 0.0

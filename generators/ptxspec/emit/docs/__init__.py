@@ -31,6 +31,11 @@ NUMERICS_MEANS = {
     "modelled (manual + published measurements); not run on hardware": "the executor's model rests on the "
     "manual and on other people's published measurements of the hardware (the rule's source says whose); no "
     "campaign here ran it",
+    "modelled (ptxas SASS + steps measured on an H100); not run on hardware": "the executor's model follows the "
+    "code ptxas generates for the variant's targets, step by step, each step the arithmetic an H100 campaign "
+    "measured for it; no campaign here ran the variant itself",
+    "no arithmetic: ptxas emits no product for it on any target": "ptxas accepts the form but the code it "
+    "generates computes nothing (D is a constant) on every target: the executor refuses it",
     "no model": "no arithmetic model yet: the executor refuses it",
 }
 
