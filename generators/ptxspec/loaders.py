@@ -20,6 +20,7 @@ lanes' addresses).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -83,15 +84,30 @@ class FragmentBits:
     width: int           # bits per register slot (the element or its container)
     data_bits: int       # bits of the element proper
     shift: int           # lowest element bit inside its container
+    bits: np.ndarray | None = None  # the register bits the last axis holds (None: all 32, in order)
 
     def part(self, threads: slice, regs: slice) -> "FragmentBits":
         r, c, e = self.row[threads, regs], self.col[threads, regs], self.ebit[threads, regs]
-        return FragmentBits(r.shape[0], r.shape[1], r, c, e, self.width, self.data_bits, self.shift)
+        return FragmentBits(r.shape[0], r.shape[1], r, c, e, self.width, self.data_bits, self.shift, self.bits)
+
+    def starts(self) -> np.ndarray:
+        return slot_starts(self.width, self.shift, self.data_bits)
 
 
-def fragment_bits(v, operand: str) -> FragmentBits | None:
+def slot_starts(width: int, shift: int, data: int) -> np.ndarray:
+    """Where a run of a fragment's register bits begins (see _run_starts), as a mask of the 32: each
+    slot's first bit, its element's first bit and the bit after the element."""
+    out = np.zeros(33, bool)
+    for s in range(0, 32, width):
+        out[[s, s + shift, s + shift + data]] = True
+    return out[:32]
+
+
+def fragment_bits(v, operand: str, only: np.ndarray | None = None) -> FragmentBits | None:
     """The bit map of one register fragment (a matrix name or a fragment operand's name); None for
-    64-bit elements, which live in 64-bit registers no matrix load writes."""
+    64-bit elements, which live in 64-bit registers no matrix load writes. `only` (a mask of the 32
+    register bits): the bits to hold besides where the fragment's own runs begin; the others are
+    left out (compose needs no more than the run starts of the fragment and of the form)."""
     fm = v.fragment_map(operand)
     width = fm.bits
     if width > 32:
@@ -103,17 +119,27 @@ def fragment_bits(v, operand: str) -> FragmentBits | None:
     per = 32 // width
     regs = fm.regs
     threads, elements = fm.row.shape
-    row = np.full((threads, regs, 32), -1, np.int64)
-    col = np.full((threads, regs, 32), -1, np.int64)
-    ebit = np.full((threads, regs, 32), -1, np.int64)
+    held = None
+    if only is not None:
+        held = np.flatnonzero(only | slot_starts(width, shift, data))
+    index = np.arange(32) if held is None else np.full(32, -1)  # register bit -> position on the last axis
+    if held is not None:
+        index[held] = np.arange(len(held))
+    size = 32 if held is None else len(held)
+    row = np.full((threads, regs, size), -1, np.int64)
+    col = np.full((threads, regs, size), -1, np.int64)
+    ebit = np.full((threads, regs, size), -1, np.int64)
     i = np.arange(elements)
-    r, s = i // per, i % per
-    for b in range(shift, shift + data):
-        bit = s * width + b
-        row[:, r, bit] = fm.row
-        col[:, r, bit] = fm.col
-        ebit[:, r, bit] = b - shift
-    return FragmentBits(threads, regs, row, col, ebit, width, data, shift)
+    b = np.arange(shift, shift + data)
+    r = np.broadcast_to((i // per)[:, None], (elements, data))
+    bit = index[(i % per)[:, None] * width + b[None, :]]  # (element, data bit) -> position
+    sel = bit >= 0
+    r, bit, eb = r[sel], bit[sel], np.broadcast_to(b - shift, sel.shape)[sel]
+    el = np.broadcast_to(i[:, None], sel.shape)[sel]
+    row[:, r, bit] = fm.row[:, el]
+    col[:, r, bit] = fm.col[:, el]
+    ebit[:, r, bit] = eb
+    return FragmentBits(threads, regs, row, col, ebit, width, data, shift, held)
 
 
 @dataclass(frozen=True)
@@ -139,8 +165,52 @@ def _memory_bit(fb: FragmentBits, storage: Storage, m: MovementMap):
     return r, along
 
 
-def compose(fb: FragmentBits, m: MovementMap, storage: Storage) -> Loader:
-    """Solve for the row address of every lane of every instruction."""
+def _run_starts(fb: FragmentBits, m: MovementMap) -> np.ndarray:
+    """The register bits at which a run begins: within a run every bit belongs to the same element
+    (or is padding) of the fragment and comes from the same address lane, one bit further along
+    its row, than the bit before. Every rule of the composition holds for a whole run if it holds
+    for its first bit, so those bits alone are composed (the answer is the same, 5 to 30 times
+    faster)."""
+    starts = fb.starts()  # each slot: its padding below, its element bits, padding above
+    starts[1:] |= _movement_breaks(m)
+    return np.flatnonzero(starts)
+
+
+@lru_cache(maxsize=None)
+def _movement_breaks(m: MovementMap) -> np.ndarray:
+    """Bits 1..31 at which the form's next bit comes from another lane or is not the next row bit."""
+    lane, rowbit = m.lane, m.rowbit
+    return ((lane[..., 1:] != lane[..., :-1]) | (rowbit[..., 1:] != rowbit[..., :-1] + 1)).any(axis=(0, 1))
+
+
+@lru_cache(maxsize=None)
+def _cut_map(m: MovementMap, keep: bytes) -> MovementMap:
+    bits = np.frombuffer(keep, np.int64)
+    return MovementMap(m.opcode, m.regs, m.lane[..., bits], m.rowbit[..., bits], m.packed)
+
+
+def compose(fb: FragmentBits, m: MovementMap, storage: Storage, reduced: dict | None = None) -> Loader:
+    """Solve for the row address of every lane of every instruction. `reduced` keeps the
+    fragment's arrays cut to each set of run starts, for the next form with the same set."""
+    keep = _run_starts(fb, m)
+    if len(keep) < 32:
+        key = keep.tobytes()
+        cut = None if reduced is None else reduced.get(key)
+        if cut is None:
+            at = keep if fb.bits is None else np.searchsorted(fb.bits, keep)
+            if fb.bits is not None and not np.array_equal(fb.bits[at], keep):
+                raise ValueError("the fragment was built without a run start of this form")
+            cut = FragmentBits(fb.threads, fb.regs, fb.row[..., at], fb.col[..., at], fb.ebit[..., at],
+                               fb.width, fb.data_bits, fb.shift, keep)
+            if reduced is not None:
+                reduced[key] = cut
+        fb = cut
+        m = _cut_map(m, key)
+    return _compose(fb, m, storage, keep)
+
+
+def _compose(fb: FragmentBits, m: MovementMap, storage: Storage, bits: np.ndarray) -> Loader:
+    """compose() on the register bits `bits` (the last axis of every array)."""
     if m.packed and fb.data_bits != m.packed:
         return Loader(False, f"the form unpacks {m.packed}-bit elements, the fragment holds {fb.data_bits}-bit ones")
     if fb.regs % m.regs:
@@ -149,12 +219,12 @@ def compose(fb: FragmentBits, m: MovementMap, storage: Storage) -> Loader:
     warps = fb.threads // LANES
     if n > 1 or warps > 1:
         # most forms fail on the first instruction of the first warp already: try that alone first
-        first = compose(fb.part(slice(0, LANES), slice(0, m.regs)), m, storage)
+        first = _compose(fb.part(slice(0, LANES), slice(0, m.regs)), m, storage, bits)
         if not first.ok:
             return first
     srow, along = _memory_bit(fb, storage, m)
     # (warp, lane, instruction, register of the form, bit) for the fragment's registers in order
-    shape = (warps, LANES, n, m.regs, 32)
+    shape = (warps, LANES, n, m.regs, len(bits))
     want = (fb.ebit >= 0).reshape(shape)
     srow, along = srow.reshape(shape), along.reshape(shape)
     lane = np.broadcast_to(m.lane[None, :, None], shape)
@@ -162,7 +232,7 @@ def compose(fb: FragmentBits, m: MovementMap, storage: Storage) -> Loader:
     pad = want & (lane < 0)
     if pad.any():
         w, t, k, j, b = (int(x[0]) for x in np.nonzero(pad))
-        return Loader(False, f"lane {t} register {k * m.regs + j} bit {b} must hold element data; the form fills "
+        return Loader(False, f"lane {t} register {k * m.regs + j} bit {bits[b]} must hold element data; the form fills "
                              "it with padding")
     # one slot per (warp, instruction, address lane)
     wk = np.arange(warps)[:, None, None, None, None] * n + np.arange(n)[None, None, :, None, None]
@@ -394,12 +464,16 @@ def _why_not(found) -> str:
 
 
 def _solve(v, matrix, forms) -> dict:
-    fb = fragment_bits(v, matrix)
+    only = np.zeros(32, bool)  # where any form's runs begin: the fragment needs no other bits
+    for m in forms:
+        only[1:] |= _movement_breaks(m.map)
+    fb = fragment_bits(v, matrix, only)
     out: dict = {}
+    reduced: dict = {}
     for storage in (ROW, COL):
         for m in forms:
             out.setdefault((storage.name, m.semantics), []).append(
-                (m, None if fb is None else compose(fb, m.map, storage)))
+                (m, None if fb is None else compose(fb, m.map, storage, reduced)))
     return out
 
 

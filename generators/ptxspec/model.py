@@ -135,10 +135,11 @@ class Variant:
     #: opcode, shape, types, qualifiers, requirement, operands, fragment.<matrix>, sparsity
     sources: dict[str, tuple] = field(default_factory=dict, repr=False, compare=False)
 
-    @property
+    @cached_property
     def hardware(self) -> str:
         """What hardware proved of the maps: the GPU of a campaign that ran the variant and matched
-        (evidence/), or why there is none (see schema/database.schema.json)."""
+        (evidence/), or why there is none (see schema/database.schema.json). Computed once: the
+        model's evidence does not change."""
         proofs = [e for e in self.spec.evidence.of(self.id, "maps") if not e.results[self.id].mismatches]
         if proofs:
             return proofs[0].hardware
