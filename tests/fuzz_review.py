@@ -1,0 +1,82 @@
+"""Review the trees a fuzz campaign saw `validate` accept: a seeded sample of them, each rebuilt
+from its case number and compared with the repository's spec by `ptxspec diff`.
+
+    python3 tests/fuzz_review.py LOG.jsonl [LOG2.jsonl ...] --seed 23 --sample 50 [--pick 1]
+
+For each sampled tree it prints the mutations, and the changes `ptxspec diff` reports (rule id,
+severity, count) or "no change of meaning" when the spec model is the same. A person then judges
+each one: harmless (no change of meaning, or a change `diff` reports to the reviewer of a spec
+change), or a fact validate should have refused. Nothing is judged here.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import fuzz  # noqa: E402
+
+
+def accepted(logs: list[Path]) -> list[dict]:
+    out = []
+    for log in logs:
+        for line in log.read_text().splitlines():
+            r = json.loads(line)
+            if r["case"].startswith("tree:") and r.get("validate") == ["exit", 0]:
+                out.append(r)
+    return sorted(out, key=lambda r: int(r["case"].split(":")[1]))
+
+
+def rebuild(seed: int, case: int, root: Path) -> list[str]:
+    """The tree of case `case` (fuzz.Campaign.tree_case's mutations, same seed), written at root."""
+    pristine = {p.relative_to(fuzz.SPEC).as_posix(): p.read_bytes() for p in sorted(fuzz.SPEC.rglob("*.yaml"))}
+    tree = fuzz.Tree(pristine)
+    mutations = fuzz.mutate(tree, random.Random(f"{seed}:tree:{case}"))
+    tree.write(root)
+    return mutations
+
+
+def changes(root: Path) -> list[tuple[str, str, int]]:
+    """(rule, severity, count) of what `ptxspec diff` reports between the repository's spec and root."""
+    proc = subprocess.run([sys.executable, "-m", "ptxspec", "diff", str(fuzz.SPEC), str(root), "--format", "json"],
+                          capture_output=True, text=True, cwd=fuzz.ROOT)
+    if proc.returncode not in (0, 1):
+        return [("diff failed", proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "", 0)]
+    report = json.loads(proc.stdout)
+    counts: dict[tuple[str, str], int] = {}
+    for c in report.get("changes", []):
+        key = (c.get("rule", "?"), c.get("severity", "?"))
+        counts[key] = counts.get(key, 0) + 1
+    return [(r, s, n) for (r, s), n in sorted(counts.items())]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("logs", nargs="+", type=Path)
+    ap.add_argument("--seed", type=int, required=True, help="the campaign's seed")
+    ap.add_argument("--sample", type=int, default=50)
+    ap.add_argument("--pick", type=int, default=1, help="seed of the sample")
+    args = ap.parse_args(argv)
+    pool = accepted(args.logs)
+    sample = sorted(random.Random(args.pick).sample(pool, min(args.sample, len(pool))),
+                    key=lambda r: int(r["case"].split(":")[1]))
+    print(f"{len(pool)} accepted trees; {len(sample)} sampled (pick {args.pick})")
+    for r in sample:
+        case = int(r["case"].split(":")[1])
+        with tempfile.TemporaryDirectory(prefix=f"review{case}-") as tmp:
+            mutations = rebuild(args.seed, case, Path(tmp) / "spec")
+            assert mutations == r["mutations"], (case, mutations, r["mutations"])
+            found = changes(Path(tmp) / "spec")
+        what = "; ".join(f"{rule} ({sev}) x{n}" for rule, sev, n in found) or "no change of meaning"
+        print(f"- tree:{case}: {'; '.join(mutations)}\n    diff: {what}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
