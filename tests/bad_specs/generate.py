@@ -996,6 +996,26 @@ case("numerics_product_without_rule",
       ("families/mma/mma.yaml", "  - name: f64_k16", f"5 {_UNCOVERED}"),
       ("families/wmma/mma.yaml", "  - name: f64", f"20 {_UNCOVERED}")])
 
+case("registers_beyond_a_thread",
+     "A register count formula replaced by 2**62 (fuzz seed 23, tree 3177): validate accepted it and the "
+     "build died of a MemoryError sizing the operand.",
+     {"families/tcgen05/ld_red_spcompress.yaml": edit_real("families/tcgen05/ld_red_spcompress.yaml",
+                                                          ('kept_index: {regs: "(N + 31) // 32"}', 'kept_index: {regs: "2**62"}'))},
+     [("families/tcgen05/ld_red_spcompress.yaml", 'kept_index: {regs: "2**62"}',
+       "is 4611686018427387904; a thread has at most 255 registers")])
+
+_F32_32X32B = real("families/tcgen05/ld_red.yaml")
+_F32_32X32B = _F32_32X32B[_F32_32X32B.index("  - name: f32_32x32b"):]
+_F32_32X32B = _F32_32X32B[:_F32_32X32B.index('regs: "N * K * M // 32"}') + len('regs: "N * K * M // 32"}')]
+case("regs_of_a_group_sharing_a_layout",
+     "A wrong register count in a group whose layout another group had checked at the same shape "
+     "(fuzz seed 23, tree 8913): the check was remembered per layout and shape, so this group's own "
+     "formula was never evaluated and validate accepted it.",
+     {"families/tcgen05/ld_red.yaml": edit_real("families/tcgen05/ld_red.yaml",
+                                              (_F32_32X32B, _F32_32X32B.replace("M // 32", "M // 16")))},
+     [("families/tcgen05/ld_red.yaml", 'regs: "N * K * M // 16"',
+       "regs says 4 registers for TILE of m32n2k1 in group 'f32_32x32b'")])
+
 case("formula_constant_beyond_range",
      "A canonical layout's bit offset replaced by the constant 2**64: nothing evaluated it with arrays, "
      "so it validated.",

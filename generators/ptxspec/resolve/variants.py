@@ -36,6 +36,11 @@ def fill_template(template: str, values: dict) -> str:
     return _PLACEHOLDER.sub(sub, template)
 
 
+#: The most registers a thread has on every target (PTX's per-thread limit; sm_75 to sm_121): no
+#: operand of one instruction can take more.
+MAX_REGISTERS = 255
+
+
 @dataclass
 class Refinement:
     when: dict
@@ -151,7 +156,14 @@ class VariantExpander:
         mats = s.families[plan.inst.family].matrices
         ctx = OperandContext(s.types, {mat: by_field[dims.type_field] for mat, dims in mats.items()}, fl, regs_only,
                              plan.sparsity)
-        operands = tuple(self.operand(o, ctx) for o in plan.signature if not o.get("forms") or form in o["forms"])
+        nodes = [o for o in plan.signature if not o.get("forms") or form in o["forms"]]
+        operands = tuple(self.operand(o, ctx) for o in nodes)
+        for o, node in zip(operands, nodes):  # a register count no thread has would size every artifact
+            if not 0 <= o.regs <= MAX_REGISTERS:
+                self.p.add(node.at("regs") if "regs" in node else node.pos,
+                           f"operand {o.name!r} takes {o.regs} registers (first in {ptx}); a thread has at most "
+                           f"{MAX_REGISTERS}", cause=("regs", o.name, o.regs))
+                return None
         sources = dict(plan.sources)
         sources["requirement"] = plan.sources["requirement"] + tuple(matched) + self.targets_source(req.targets)
         for mat, (lay, _, _) in fl.items():
@@ -190,6 +202,10 @@ class VariantExpander:
                 except ExprError as exc:
                     self.p.add(fs.node.at("regs"), f"regs for m{m}n{n}k{k}: {exc}")
                     return None
+                if not 0 <= regs_only[mat] <= MAX_REGISTERS:
+                    self.p.add(fs.node.at("regs"), f"regs for m{m}n{n}k{k} is {regs_only[mat]}; a thread has at most "
+                               f"{MAX_REGISTERS} registers", cause=("regs", mat, regs_only[mat]))
+                    return None
                 continue
             lay_name = fill_template(fs.layout, {**values, "form": form})
             lay = s.layouts.get(lay_name)
@@ -207,7 +223,9 @@ class VariantExpander:
             if fs.containers:  # each element in its type's container (e2m1 in 8 bits, say)
                 ebits = s.types[etype].container_bits or ebits
             batch = plan.node.get("batch", 1)
-            key = (lay.name, ebits, (m, n, k), mat, plan.sparsity is not None, batch)
+            # the group's own regs formula is part of what is checked: two groups sharing a layout
+            # each state theirs (fuzz seed 23, tree 8913: a second group's '2**62' went unread)
+            key = (lay.name, ebits, (m, n, k), mat, plan.sparsity is not None, batch, fs.node.at("regs"))
             if key not in self._checked:
                 self._checked[key] = self.check_fragment(plan, fs, lay, ebits, shape, {**bits, f"{mat}bits": ebits})
             if not self._checked[key]:
