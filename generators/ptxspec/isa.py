@@ -122,7 +122,7 @@ class Requirement:
         """The first PTX version that no target accepts it at any more (None: some target still does)."""
         ends = [c.until for c in self.clauses]
         known = [e for e in ends if e is not None]
-        return max(known) if len(known) == len(ends) else None
+        return max(known) if ends and len(known) == len(ends) else None
 
     @property
     def targets(self) -> frozenset[str]:

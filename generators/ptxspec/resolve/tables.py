@@ -56,6 +56,11 @@ def resolve_isa(ctx: Context, doc: Document) -> Isa:
         v = Version.parse(entry["ptx"])
         if v not in seen:
             ctx.p.add(entry.at("ptx"), f"unknown PTX version {v}")
+        # the family is the compute capability's major version (sm_XY: X), one per chip: its plain,
+        # `a` and `f` targets share it (fuzz seed 23: sm_107f given family 7, or 2**63-1)
+        if entry["family"] != entry["arch"] // 10:
+            ctx.p.add(entry.at("family"), f"target {name} has family {entry['family']}; sm_{entry['arch']} is of "
+                      f"family {entry['arch'] // 10} (the compute capability's major version)")
         isa.targets[name] = Target(name, entry["arch"], entry["suffix"], entry["family"], v, entry.get("ptxas", True))
         isa.origins[name] = Origin(d["targets"], i)
     return isa
