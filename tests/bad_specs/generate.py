@@ -982,20 +982,6 @@ case("numerics_rule_value_no_variant_has",
      {"numerics.yaml": edit_real("numerics.yaml", ("atype: [s8, u8, s4, u4]", "atype: [s\r8, u8, s4, u4]"))},
      [("numerics.yaml", "- when: {atype: [s", "numerics rule tests atype = 's 8', which is no atype of the spec (did you mean 's8'?)")])
 
-_UNCOVERED = "variant(s) of this group compute a product that no numerics rule covers"
-case("numerics_product_without_rule",
-     "The f64 rule deleted from numerics.yaml: every f64 product was left 'no model' (the executor "
-     "refuses it, the database says so) and validate accepted it.",
-     {"numerics.yaml": edit_real("numerics.yaml", ("""  - when: {atype: [f64], dtype: f64, satfinite: false}
-    model: f64fma
-    source: "A chain of correctly rounded FMAs in k order from C: H100, campaign numerics-2026-11-22."
-""", ""))},
-     [("families/mma/mma.yaml", "  - name: f64_m8n8k4", f"5 {_UNCOVERED}"),
-      ("families/mma/mma.yaml", "  - name: f64_k4", f"5 {_UNCOVERED}"),
-      ("families/mma/mma.yaml", "  - name: f64_k8", f"5 {_UNCOVERED}"),
-      ("families/mma/mma.yaml", "  - name: f64_k16", f"5 {_UNCOVERED}"),
-      ("families/wmma/mma.yaml", "  - name: f64", f"20 {_UNCOVERED}")])
-
 case("registers_beyond_a_thread",
      "A register count formula replaced by 2**62 (fuzz seed 23, tree 3177): validate accepted it and the "
      "build died of a MemoryError sizing the operand.",

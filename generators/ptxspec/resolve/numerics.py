@@ -42,15 +42,11 @@ def resolve_numerics(ctx: Context, docs: list[Document], families: dict[str, Fam
 def check_rules_used(ctx: Context, spec) -> None:
     """A rule that no variant reaches (none matches, or earlier rules take them all) is a mistake."""
     from ..numerics import computes_product, rule_matches
-    faults = len(ctx.p.items)
     reached = set()
-    uncovered: dict = {}  # the group position of each variant no rule covers -> those variants
     for v in spec.variants:
         if computes_product(v):
             hit = next((i for i, r in enumerate(spec.numerics) if rule_matches(r.when, v)), None)
             reached.add(hit)
-            if hit is None:
-                uncovered.setdefault(v.pos, []).append(v.id)
     # the names a rule may test: a value outside them is a typo (a stray line break made 's8' 's 8')
     names = {k: set(spec.types) for k in ("atype", "btype", "ctype", "dtype")}
     names.update(family=set(spec.families), instruction=set(spec.instructions))
@@ -68,10 +64,3 @@ def check_rules_used(ctx: Context, spec) -> None:
         if i not in reached:
             ctx.p.add(r.pos, f"numerics rule {i + 1} ({r.model}) applies to no variant: none matches {r.when}, or "
                       f"earlier rules take them all")
-    # a spec that states arithmetic states it for every product (else a silent 'no model'); when a
-    # rule is at fault above, the variants it misses are that fault's consequence, not reported again
-    if spec.numerics and len(ctx.p.items) == faults:
-        for pos, ids in uncovered.items():
-            ctx.p.add(pos, f"{len(ids)} variant(s) of this group compute a product that no numerics rule covers "
-                      f"(e.g. {ids[0]}): give them a rule in spec/numerics.yaml (model none where ptxas emits no "
-                      "product)")
