@@ -516,10 +516,23 @@ def damaged_databases(work: Path) -> dict[str, Path]:
 
 # -- the campaign --------------------------------------------------------------------------------
 
+def pristine_files() -> dict[str, bytes]:
+    """The repository's spec files, by path relative to spec/: what every tree case mutates."""
+    return {p.relative_to(SPEC).as_posix(): p.read_bytes() for p in sorted(SPEC.rglob("*.yaml"))}
+
+
+def mutated_tree(pristine: dict[str, bytes], seed: int, i: int):
+    """Tree case i of a campaign with this seed: (the tree, its mutations, the case's random stream
+    after mutating, which goes on to decide whether the tree is built)."""
+    rng = random.Random(f"{seed}:tree:{i}")
+    tree = Tree(pristine)
+    return tree, mutate(tree, rng), rng
+
+
 class Campaign:
     def __init__(self, seed: int, work: Path, log, build_rate: float, keep: Path | None):
         self.seed, self.work, self.log, self.build_rate, self.keep = seed, work, log, build_rate, keep
-        self.pristine = {p.relative_to(SPEC).as_posix(): p.read_bytes() for p in sorted(SPEC.rglob("*.yaml"))}
+        self.pristine = pristine_files()
         self.counts: dict[str, int] = {}
         self.failures: list[str] = []
         self.databases: dict[str, Path] | None = None
@@ -540,9 +553,7 @@ class Campaign:
         print(text, file=sys.stderr, flush=True)
 
     def tree_case(self, i: int) -> None:
-        rng = random.Random(f"{self.seed}:tree:{i}")
-        tree = Tree(self.pristine)
-        mutations = mutate(tree, rng)
+        tree, mutations, rng = mutated_tree(self.pristine, self.seed, i)
         case_dir = Path(tempfile.mkdtemp(prefix=f"tree{i}-", dir=self.work))
         root = case_dir / "spec"
         tree.write(root)

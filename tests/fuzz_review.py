@@ -33,11 +33,9 @@ def accepted(logs: list[Path]) -> list[dict]:
     return sorted(out, key=lambda r: int(r["case"].split(":")[1]))
 
 
-def rebuild(seed: int, case: int, root: Path) -> list[str]:
+def rebuild(pristine: dict[str, bytes], seed: int, case: int, root: Path) -> list[str]:
     """The tree of case `case` (fuzz.Campaign.tree_case's mutations, same seed), written at root."""
-    pristine = {p.relative_to(fuzz.SPEC).as_posix(): p.read_bytes() for p in sorted(fuzz.SPEC.rglob("*.yaml"))}
-    tree = fuzz.Tree(pristine)
-    mutations = fuzz.mutate(tree, random.Random(f"{seed}:tree:{case}"))
+    tree, mutations, _ = fuzz.mutated_tree(pristine, seed, case)
     tree.write(root)
     return mutations
 
@@ -67,10 +65,11 @@ def main(argv=None) -> int:
     sample = sorted(random.Random(args.pick).sample(pool, min(args.sample, len(pool))),
                     key=lambda r: int(r["case"].split(":")[1]))
     print(f"{len(pool)} accepted trees; {len(sample)} sampled (pick {args.pick})")
+    pristine = fuzz.pristine_files()
     for r in sample:
         case = int(r["case"].split(":")[1])
         with tempfile.TemporaryDirectory(prefix=f"review{case}-") as tmp:
-            mutations = rebuild(args.seed, case, Path(tmp) / "spec")
+            mutations = rebuild(pristine, args.seed, case, Path(tmp) / "spec")
             assert mutations == r["mutations"], (case, mutations, r["mutations"])
             found = changes(Path(tmp) / "spec")
         what = "; ".join(f"{rule} ({sev}) x{n}" for rule, sev, n in found) or "no change of meaning"

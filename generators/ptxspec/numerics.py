@@ -754,12 +754,8 @@ def status_rows(spec) -> list[tuple]:
         src = spec.numerics.index(rule) + 1 if rule is not None and model else None
         m = meas.get(v.id)
         if m is None or model == "none":
-            if model == "none":
-                status = NO_ARITHMETIC
-            elif model and rule is not None:
-                status = UNMEASURED[rule.basis]
-            else:
-                status = "not run" if model else "no model"
+            status = (NO_ARITHMETIC if model == "none" else UNMEASURED[rule.basis] if model and rule is not None
+                      else "not run" if model else "no model")
             rows.append((v.id, model, pj, status, None, None, None, None, None, None, src))
             continue
         agree = (m["outputs"] - m["mismatches"]) / m["outputs"] if m["outputs"] else 0.0
