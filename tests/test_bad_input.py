@@ -12,31 +12,35 @@ overlay and says:
     isolate: true                                            # optional: load in a resource-limited
                                                              # subprocess (the case may exhaust memory)
 
-`file: .` names the spec directory itself. A case passes when `ptxspec.load` raises SpecError
-whose problems include every expected one (same file and line, col when given, message
-containing the substring) and no problem at any other (file, line). An `xfail` case is a loader
-bug: it is reported as xfailed while the loader is wrong, and fails once the loader is right so
-that its `xfail` gets removed.
+`file: .` names the spec directory itself. Each case is validated once, through the command
+line's own entry point (`ptxspec.cli.main`, in-process; `isolate` cases in a resource-limited
+subprocess): the loader check passes when the run reports every expected problem (same file and
+line, col when given, message containing the substring) and no problem at any other (file, line);
+the command-line check, when it exits 1 and prints only `path:line:col: error: message` lines and
+no traceback. A crash (exit 3, `internal error`) fails both. An `xfail` case is a loader bug: it is
+reported as xfailed while the loader is wrong, and fails once the loader is right so that its
+`xfail` gets removed.
 
 The case files are written by tests/bad_specs/generate.py from the current spec/ (each defect is
 a text replacement on a real file, each expected line found by a marker); rerun it when spec/
 changes - test_cases_match_the_current_spec fails until then.
 
-When `ptxspec.cli` has a `main`, `ptxspec --spec TREE validate` must exit 1 and print only
-`path:line:col: error: message` lines naming the same problems, and `build --out DIR` on a bad
-tree must leave DIR byte-for-byte as it was.
+`build --out DIR` on a bad tree must leave DIR byte-for-byte as it was (run as a subprocess, as a
+user runs it).
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
-import json
+import io
 import os
 import re
 import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import warnings
+from typing import NamedTuple
 from pathlib import Path
 
 import pytest
@@ -92,22 +96,7 @@ def _rel(path: str, root: Path) -> str:
     return Path(rel).as_posix()
 
 
-# -- loading ----------------------------------------------------------------------------------
-
-_ISOLATED_LOADER = r"""
-import json, sys
-import ptxspec
-try:
-    ptxspec.load(sys.argv[1])
-except ptxspec.SpecError as exc:
-    out = {"problems": [[p.pos.path, p.pos.line, p.pos.col, p.message] for p in exc.problems]}
-except BaseException as exc:
-    out = {"crash": f"{type(exc).__name__}: {exc}"[:500]}
-else:
-    out = {"problems": []}
-print(json.dumps(out))
-"""
-
+# -- validating -------------------------------------------------------------------------------
 
 def _limit_memory():  # pragma: no cover - runs in the child
     import resource
@@ -119,32 +108,56 @@ def _child_env() -> dict:
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = "1"
     env["PYTHONWARNINGS"] = "ignore"
+    env.pop("PTXSPEC_DEBUG", None)
     return env
 
 
-def _load(root: Path, isolate: bool):
-    """(problems as (file, line, col, message), crash description or None)."""
-    if isolate:
+class Run(NamedTuple):
+    cwd: Path
+    root: Path
+    returncode: int
+    output: str  # stdout and stderr
+
+
+def _validate_in_process(root: Path, cwd: Path) -> tuple[int, str]:
+    """`ptxspec --spec ROOT validate` through the console script's entry point, in this process
+    (one load per case instead of a fresh interpreter's start, import and load)."""
+    from ptxspec.cli import main
+    out = io.StringIO()
+    with warnings.catch_warnings(), contextlib.chdir(cwd), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        warnings.simplefilter("ignore")  # numpy division by zero in bad formulas, as PYTHONWARNINGS=ignore
         try:
-            proc = subprocess.run([sys.executable, "-c", _ISOLATED_LOADER, str(root)], capture_output=True,
-                                  text=True, timeout=ISOLATED_TIMEOUT, env=_child_env(),
-                                  preexec_fn=_limit_memory if os.name == "posix" else None)
-        except subprocess.TimeoutExpired:
-            return [], f"loading took more than {ISOLATED_TIMEOUT}s"
-        try:
-            out = json.loads(proc.stdout.strip().splitlines()[-1])
-        except (IndexError, ValueError):
-            return [], f"loader subprocess died (exit {proc.returncode}): {proc.stderr[-500:]}"
-        if "crash" in out:
-            return [], out["crash"]
-        return [(_rel(p, root), line, col, msg) for p, line, col, msg in out["problems"]], None
-    try:
-        ptxspec.load(root)
-    except ptxspec.SpecError as exc:
-        return [(_rel(p.pos.path, root), p.pos.line, p.pos.col, p.message) for p in exc.problems], None
-    except Exception as exc:  # a crash is a finding, reported like a failed expectation
-        return [], f"{type(exc).__name__}: {str(exc)[:500]}"
-    return [], None
+            code = main(["--spec", str(root), "validate"])
+        except SystemExit as exc:  # argparse
+            code = exc.code if isinstance(exc.code, int) else 2
+    return code, out.getvalue()
+
+
+_RUNS: dict[str, Run] = {}
+
+
+def _validated(name: str, tmp_path_factory) -> Run:
+    """Each case's validate run, made once and shared by the loader and command-line checks."""
+    if name not in _RUNS:
+        cwd = tmp_path_factory.mktemp(f"validate_{name}")
+        root = _make_tree(name, cwd)
+        if _meta(name).get("isolate"):
+            proc = _run_cli(_need_cli(), ["--spec", str(root), "validate"], cwd=cwd, isolate=True)
+            code, output = proc.returncode, proc.stdout + proc.stderr
+        else:
+            code, output = _validate_in_process(root, cwd)
+        _RUNS[name] = Run(cwd, root, code, output)
+    return _RUNS[name]
+
+
+def _outcome(run: Run):
+    """(problems as (file, line, col, message), crash description or None) of a validate run."""
+    problems, _ = _cli_problems(run.output, run.cwd, run.root)
+    if run.returncode in (0, 1):
+        return problems, None
+    tail = " | ".join(run.output.strip().splitlines()[-3:])[:500]
+    return problems, f"validate exited {run.returncode}: {tail}"
 
 
 def _mismatches(expect: list[dict], problems: list[tuple], crash: str | None) -> list[str]:
@@ -228,12 +241,10 @@ def test_case_file_is_well_formed(name):
 
 # -- the loader ---------------------------------------------------------------------------------
 
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy division by zero in bad formulas
 @pytest.mark.parametrize("name", CASE_NAMES)
-def test_load_reports_expected_problems(name, tmp_path):
+def test_load_reports_expected_problems(name, tmp_path_factory):
     meta = _meta(name)
-    root = _make_tree(name, tmp_path)
-    problems, crash = _load(root, bool(meta.get("isolate")))
+    problems, crash = _outcome(_validated(name, tmp_path_factory))
     mismatches = _mismatches(meta["expect"], problems, crash)
     _settle(meta, _report(name, meta, problems, crash, mismatches) if mismatches else None)
 
@@ -284,38 +295,16 @@ def _cli_problems(output: str, cwd: Path, root: Path) -> tuple[list[tuple], list
     return problems, bad
 
 
-@pytest.fixture(scope="session")
-def validate_runs(request, tmp_path_factory):
-    """`ptxspec --spec TREE validate` for every selected case, run in parallel up front (each run
-    is a fresh interpreter, so running them one by one would dominate the test time)."""
-    cmd = _cli_command()
-    if cmd is None:
-        return {}
-    names = sorted({item.callspec.params["name"] for item in request.session.items
-                    if getattr(item, "originalname", None) == "test_cli_validate"})
-    base = tmp_path_factory.mktemp("cli_validate")
-
-    def run(name):
-        cwd = base / name
-        cwd.mkdir()
-        root = _make_tree(name, cwd)
-        isolate = bool(_meta(name).get("isolate"))
-        return name, (cwd, root, _run_cli(cmd, ["--spec", str(root), "validate"], cwd=cwd, isolate=isolate))
-
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1)) as pool:
-        return dict(pool.map(run, names))
-
-
 @pytest.mark.parametrize("name", CASE_NAMES)
-def test_cli_validate(name, validate_runs):
+def test_cli_validate(name, tmp_path_factory):
     _need_cli()
     meta = _meta(name)
-    cwd, root, proc = validate_runs[name]
-    output = proc.stdout + proc.stderr
-    problems, bad = _cli_problems(output, cwd, root)
+    run = _validated(name, tmp_path_factory)
+    output = run.output
+    problems, bad = _cli_problems(output, run.cwd, run.root)
     issues = []
-    if proc.returncode != 1:
-        issues.append(f"exit status {proc.returncode}, expected 1")
+    if run.returncode != 1:
+        issues.append(f"exit status {run.returncode}, expected 1")
     if "Traceback" in output:
         issues.append("output contains a traceback")
     if bad:
