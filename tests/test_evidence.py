@@ -9,6 +9,7 @@ reads spec/ and evidence/, never tests/.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -113,3 +114,19 @@ def test_bad_evidence_is_a_located_error(tmp_path):
     (tmp_path / "evidence" / "mma-2026-11-22.json").write_text('{"kind": "evidence"')
     with pytest.raises(ptxspec.SpecError, match="not JSON"):
         ptxspec.load(tmp_path / "spec")
+
+
+@pytest.mark.parametrize("bad", [[0, 1, 0], [1, 1], [1, 1, 0, 0], [1, -1, 0], "1,1,0"])
+def test_one_bad_result_among_thousands_is_found(tmp_path, bad):
+    """Each result value is checked, however many share a value (the loader checks each distinct
+    value once): one bad value among the numerics campaign's 2,508 results is a located error
+    naming its variant."""
+    shutil.copytree(ROOT / "spec", tmp_path / "spec")
+    (tmp_path / "evidence").mkdir()
+    doc = json.loads((EVIDENCE / "numerics-2026-11-22.json").read_text())
+    vid = sorted(doc["results"])[1234]
+    doc["results"][vid] = bad
+    (tmp_path / "evidence" / "numerics-2026-11-22.json").write_text(json.dumps(doc))
+    with pytest.raises(ptxspec.SpecError, match=f"results/{re.escape(vid)}(/[0-9]+)?: ") as info:
+        ptxspec.load(tmp_path / "spec")
+    assert len(info.value.problems) == 1

@@ -192,8 +192,11 @@ class Formula:
                  "_lshift": _lshift, "_rshift": _rshift}
         scope.update({k: env[k] for k in self.names})
         try:
-            with np.errstate(all="raise"):
+            if scalar:  # Python ints all the way (the helpers keep them so): nothing for numpy to raise
                 value = eval(self._code, scope)  # noqa: S307 - the AST is whitelisted above
+            else:
+                with np.errstate(all="raise"):
+                    value = eval(self._code, scope)  # noqa: S307 - the AST is whitelisted above
         except ZeroDivisionError:
             raise ExprError(f"division by zero in {self.source!r}") from None
         except (FloatingPointError, ArithmeticError, ValueError, MemoryError) as exc:

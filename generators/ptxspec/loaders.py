@@ -390,15 +390,21 @@ def _best_reason(misses: list[tuple[str, str]]) -> str:
 class LoaderTable:
     """Every register fragment of every variant that computes a product, composed with every
     movement form: per distinct fragment (layout, its shape parameters, element type) the answers
-    for row- and column-major storage, loading and storing. Computed once per model."""
+    for row- and column-major storage, loading and storing. Each fragment is composed on first use
+    (the docs need a few); keyed_rows composes them all, once per model."""
 
     def __init__(self, spec):
         self.spec = spec
         self.forms = movements(spec)
         self._cache: dict[tuple, dict] = {}
-        for v in spec.variants:
-            for matrix, _ in self.fragments(v):
-                self.results(v, matrix)
+        self._complete = False
+
+    def _compose_all(self) -> None:
+        if not self._complete:
+            for v in self.spec.variants:
+                for matrix, _ in self.fragments(v):
+                    self.results(v, matrix)
+            self._complete = True
 
     @staticmethod
     def fragments(v):
@@ -427,6 +433,7 @@ class LoaderTable:
     def keyed_rows(self):
         """(fragment key, LoaderRow without a variant) for every distinct fragment, both storages,
         both directions; the row's evidence field holds the form's hardware status."""
+        self._compose_all()
         for k, res in sorted(self._cache.items(), key=lambda kv: repr(kv[0])):
             for (storage, sem), found in sorted(res.items(), key=lambda kv: kv[0]):
                 ok = sorted(((m, r) for m, r in found if r is not None and r.ok),
