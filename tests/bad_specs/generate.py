@@ -990,6 +990,15 @@ case("registers_beyond_a_thread",
      [("families/tcgen05/ld_red_spcompress.yaml", 'kept_index: {regs: "2**62"}',
        "is 4611686018427387904; a thread has at most 255 registers")])
 
+_MASK = "descriptors/tcgen05_zero_column_mask.yaml"
+case("descriptor_legal_value_beyond_formulas",
+     "A legal value of a descriptor field raised to 2**63-1 (fuzz seed 23, tree 22159): encoding it "
+     "raised the formula range error outside any check, and validate ended in an internal error.",
+     {_MASK: edit_real(_MASK, ('encode: "x", legal: [0, 1], description: "First span of sub-mask 2."',
+                               'encode: "x", legal: [0x7fffffffffffffff, 1], description: "First span of sub-mask 2."'))},
+     [(_MASK, "legal: [0x7fffffffffffffff", "field fs2: legal input 9223372036854775807: 'x' is 9223372036854775807 "
+       "here: formula values must stay within +-2**62")])
+
 _F32_32X32B = real("families/tcgen05/ld_red.yaml")
 _F32_32X32B = _F32_32X32B[_F32_32X32B.index("  - name: f32_32x32b"):]
 _F32_32X32B = _F32_32X32B[:_F32_32X32B.index('regs: "N * K * M // 32"}') + len('regs: "N * K * M // 32"}')]

@@ -58,7 +58,11 @@ def _field(ctx: Context, f, known: set[str], bits: int, pos) -> DescriptorField 
                                                                  "legal").items() if v is not None}
     for sel, values in legal.items():
         for x in values:
-            code = int(enc(x=x))
+            try:
+                code = int(enc(x=x))
+            except ExprError as exc:  # the value itself can be out of any formula's range
+                ctx.p.add(f.at("legal"), f"field {name}: legal input {x}: {exc}")
+                break
             if code >> width or code < 0:
                 ctx.p.add(f.at("legal"), f"field {name}: legal input {x} encodes to {code:#x}, wider than {width} bits")
     return DescriptorField(name, lsb, width, f["description"], encode=enc, legal=legal)
