@@ -130,7 +130,7 @@ def _wgmma_inputs(spec, ptx, form, batch, seed=0):
     acols = v.k // 2 if v.sparse else v.k
     A = rng.integers(0, 1 << 32, (batch, v.m, acols), dtype=np.uint64) & np.uint64(mask(v.atype))
     B = rng.integers(0, 1 << 32, (batch, v.k, v.n), dtype=np.uint64) & np.uint64(mask(v.btype))
-    C = rng.integers(0, 1 << 20, (batch, v.m, v.n), dtype=np.uint64)
+    C = rng.integers(0, 1 << 32, (batch, v.m, v.n), dtype=np.uint64) & np.uint64(mask(v.dtype))  # finite, as A and B
     lay = S.operand_layout(v, "b", "K", "128B", 0, 16, 1024)
     size = -(-lay.span()[1] // 1024) * 1024
     img = np.zeros((batch, size), np.uint8)
