@@ -188,8 +188,8 @@ SEMANTIC = [  # (file, old, new): edits that keep the tree well formed but may m
     ("smem/wgmma.yaml", 'swizzle: "a ^ ((((a >> 7) - o) & ((1 << b) - 1)) << 4)"', 'swizzle: "0"'),
     ("smem/wgmma.yaml", 'swizzle: "a ^ ((((a >> 7) - o) & ((1 << b) - 1)) << 4)"', 'swizzle: "a ^ 16"'),
     ("smem/wgmma.yaml", "repeat: 1024", "repeat: 1000"),
-    ("isa.yaml", '{name: sm_90a, arch: 90, suffix: a, family: 9, ptx: "8.0"}',
-     '{name: sm_90a, arch: 90, suffix: a, family: 9, ptx: "9.5"}'),
+    ("isa.yaml", '{name: sm_90a, arch: 90, suffix: a, ptx: "8.0"}',
+     '{name: sm_90a, arch: 90, suffix: a, ptx: "9.5"}'),
 ]
 
 

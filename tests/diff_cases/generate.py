@@ -305,7 +305,7 @@ case("isa.ptx.removed", base=edit(lambda t: versions(t).append({"version": "9.9"
      at=("base", ISA, ["ptx_versions", -1]))
 case("isa.ptx.changed", head=edit(lambda t: versions(t)[0].update(ptxas=False)),
      at=("head", ISA, ["ptx_versions", 0, "ptxas"]))
-SM_120A = {"name": "sm_120a", "arch": 120, "suffix": "a", "family": 12, "ptx": "8.7"}
+SM_120A = {"name": "sm_120a", "arch": 120, "suffix": "a", "ptx": "8.7"}
 case("isa.target.added", head=edit(lambda t: targets(t).append(dict(SM_120A))), at=("head", ISA, ["targets", -1]))
 case("isa.target.removed", base=edit(lambda t: targets(t).append(dict(SM_120A))), at=("base", ISA, ["targets", -1]))
 case("isa.target.changed", head=edit(lambda t: targets(t)[0].update(ptxas=False)),

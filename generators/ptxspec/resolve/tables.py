@@ -26,11 +26,12 @@ class Isa:
     ptxas_versions: set[Version] = field(default_factory=set)
     targets: dict[str, Target] = field(default_factory=dict)
     origins: dict[str, Origin] = field(default_factory=dict)  # target name -> its entry in isa.yaml
+    registers_per_thread: int = 0
 
 
 def resolve_isa(ctx: Context, doc: Document) -> Isa:
     d = doc.data
-    isa = Isa()
+    isa = Isa(registers_per_thread=d["registers_per_thread"])
     seen: dict[Version, Pos] = {}
     for i, entry in enumerate(d["ptx_versions"]):
         v = Version.parse(entry["version"])
@@ -56,12 +57,10 @@ def resolve_isa(ctx: Context, doc: Document) -> Isa:
         v = Version.parse(entry["ptx"])
         if v not in seen:
             ctx.p.add(entry.at("ptx"), f"unknown PTX version {v}")
-        # the family is the compute capability's major version (sm_XY: X), one per chip: its plain,
-        # `a` and `f` targets share it (fuzz seed 23: sm_107f given family 7, or 2**63-1)
-        if entry["family"] != entry["arch"] // 10:
-            ctx.p.add(entry.at("family"), f"target {name} has family {entry['family']}; sm_{entry['arch']} is of "
-                      f"family {entry['arch'] // 10} (the compute capability's major version)")
-        isa.targets[name] = Target(name, entry["arch"], entry["suffix"], entry["family"], v, entry.get("ptxas", True))
+        # the family is the compute capability's major version (sm_XY: X), shared by a chip's plain,
+        # `a` and `f` targets: derived, so that no spec can state another (fuzz seed 23: sm_107f
+        # given family 7, or 2**63-1)
+        isa.targets[name] = Target(name, entry["arch"], entry["suffix"], entry["arch"] // 10, v, entry.get("ptxas", True))
         isa.origins[name] = Origin(d["targets"], i)
     return isa
 

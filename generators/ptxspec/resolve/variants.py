@@ -36,11 +36,6 @@ def fill_template(template: str, values: dict) -> str:
     return _PLACEHOLDER.sub(sub, template)
 
 
-#: The most registers a thread has on every target (PTX's per-thread limit; sm_75 to sm_121): no
-#: operand of one instruction can take more.
-MAX_REGISTERS = 255
-
-
 @dataclass
 class Refinement:
     when: dict
@@ -159,10 +154,10 @@ class VariantExpander:
         nodes = [o for o in plan.signature if not o.get("forms") or form in o["forms"]]
         operands = tuple(self.operand(o, ctx) for o in nodes)
         for o, node in zip(operands, nodes):  # a register count no thread has would size every artifact
-            if not 0 <= o.regs <= MAX_REGISTERS:
+            if not 0 <= o.regs <= self.spec.registers_per_thread:
                 self.p.add(node.at("regs") if "regs" in node else node.pos,
                            f"operand {o.name!r} takes {o.regs} registers (first in {ptx}); a thread has at most "
-                           f"{MAX_REGISTERS}", cause=("regs", o.name, o.regs))
+                           f"{self.spec.registers_per_thread}", cause=("regs", o.name, o.regs))
                 return None
         sources = dict(plan.sources)
         sources["requirement"] = plan.sources["requirement"] + tuple(matched) + self.targets_source(req.targets)
@@ -202,9 +197,9 @@ class VariantExpander:
                 except ExprError as exc:
                     self.p.add(fs.node.at("regs"), f"regs for m{m}n{n}k{k}: {exc}")
                     return None
-                if not 0 <= regs_only[mat] <= MAX_REGISTERS:
+                if not 0 <= regs_only[mat] <= s.registers_per_thread:
                     self.p.add(fs.node.at("regs"), f"regs for m{m}n{n}k{k} is {regs_only[mat]}; a thread has at most "
-                               f"{MAX_REGISTERS} registers", cause=("regs", mat, regs_only[mat]))
+                               f"{s.registers_per_thread} registers", cause=("regs", mat, regs_only[mat]))
                     return None
                 continue
             lay_name = fill_template(fs.layout, {**values, "form": form})
