@@ -525,12 +525,11 @@ class Spec:
     def __init__(self, *, ptx_versions: list[Version], ptxas_versions: set[Version], targets: dict[str, Target],
                  types: dict[str, "ElementType"], families: dict[str, "Family"], layouts: dict[str, FragmentLayout],
                  sparsities: dict[str, Sparsity], smem: dict[str, "SharedMemory"], digest: str,
-                 registers_per_thread: int, scale_maps: dict[str, ScaleMap] | None = None,
+                 scale_maps: dict[str, ScaleMap] | None = None,
                  descriptors: dict[tuple[str, str], "BitDescriptor"] | None = None):
         self.ptx_versions = ptx_versions
         self.ptxas_versions = ptxas_versions
         self.targets = targets
-        self.registers_per_thread = registers_per_thread  # no operand of one instruction takes more
         self.types = types
         self.families = families
         self.layouts = layouts

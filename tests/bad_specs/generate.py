@@ -1011,6 +1011,13 @@ case("regs_of_a_group_sharing_a_layout",
      [("families/tcgen05/ld_red.yaml", 'regs: "N * K * M // 16"',
        "regs says 4 registers for TILE of m32n2k1 in group 'f32_32x32b'")])
 
+case("target_family_not_its_arch",
+     "sm_107f stated to be of family 7, in the key that spec revisions before the family was derived "
+     "state (fuzz seed 23; with 2**63-1, tree 3042, the build died): its `f` code would have run on Volta.",
+     {"isa.yaml": edit_real("isa.yaml", ('{name: sm_107f, arch: 107, suffix: f,',
+                                         '{name: sm_107f, arch: 107, suffix: f, family: 7,'))},
+     [("isa.yaml", "{name: sm_107f,", "target sm_107f has family 7; sm_107 is of family 10")])
+
 case("formula_constant_beyond_range",
      "A canonical layout's bit offset replaced by the constant 2**64: nothing evaluated it with arrays, "
      "so it validated.",

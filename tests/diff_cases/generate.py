@@ -276,6 +276,8 @@ case("numerics.changed", head=edit(lambda t: e4m3(t)["format"].update(bias=8)),
      at=("head", TYPES, ["types", "e4m3", "format", "bias"]))
 case("arithmetic.changed", needs=("numerics",), head=edit(lambda t: t[NUMERICS]["rules"][0]["params"].update(F=24)),
      at=("head", NUMERICS, ["rules", 0]))
+case("arithmetic.basis_changed", needs=("numerics",),
+     head=edit(lambda t: t[NUMERICS]["rules"][0].update(basis="published")), at=("head", NUMERICS, ["rules", 0]))
 
 
 def errata(t):

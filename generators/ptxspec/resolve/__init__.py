@@ -31,8 +31,7 @@ def build_model(docs: Tree, evidence_dir=None, *, evidence: bool = True) -> Spec
     layouts = resolve_layouts(ctx, docs["layouts"], isa.targets)
     smem = resolve_smem(ctx, docs["smem"], families)
     descriptors = resolve_descriptors(ctx, docs["descriptor"], families)
-    spec = Spec(ptx_versions=isa.ptx_versions, ptxas_versions=isa.ptxas_versions, targets=isa.targets,
-                registers_per_thread=isa.registers_per_thread, types=types,
+    spec = Spec(ptx_versions=isa.ptx_versions, ptxas_versions=isa.ptxas_versions, targets=isa.targets, types=types,
                 families=families, layouts=layouts.fragments, sparsities=layouts.sparsities,
                 scale_maps=layouts.scale_maps, smem=smem,
                 digest=docs.digest, descriptors=descriptors)

@@ -26,12 +26,11 @@ class Isa:
     ptxas_versions: set[Version] = field(default_factory=set)
     targets: dict[str, Target] = field(default_factory=dict)
     origins: dict[str, Origin] = field(default_factory=dict)  # target name -> its entry in isa.yaml
-    registers_per_thread: int = 0
 
 
 def resolve_isa(ctx: Context, doc: Document) -> Isa:
     d = doc.data
-    isa = Isa(registers_per_thread=d["registers_per_thread"])
+    isa = Isa()
     seen: dict[Version, Pos] = {}
     for i, entry in enumerate(d["ptx_versions"]):
         v = Version.parse(entry["version"])
@@ -59,7 +58,11 @@ def resolve_isa(ctx: Context, doc: Document) -> Isa:
             ctx.p.add(entry.at("ptx"), f"unknown PTX version {v}")
         # the family is the compute capability's major version (sm_XY: X), shared by a chip's plain,
         # `a` and `f` targets: derived, so that no spec can state another (fuzz seed 23: sm_107f
-        # given family 7, or 2**63-1)
+        # given family 7, or 2**63-1). Revisions before the derivation state it: checked, so that
+        # they still load (`ptxspec diff OLD NEW`)
+        if "family" in entry and entry["family"] != entry["arch"] // 10:
+            ctx.p.add(entry.at("family"), f"target {name} has family {entry['family']}; sm_{entry['arch']} is of "
+                      f"family {entry['arch'] // 10} (the compute capability's major version)")
         isa.targets[name] = Target(name, entry["arch"], entry["suffix"], entry["arch"] // 10, v, entry.get("ptxas", True))
         isa.origins[name] = Origin(d["targets"], i)
     return isa

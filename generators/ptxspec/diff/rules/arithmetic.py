@@ -1,4 +1,5 @@
-"""The arithmetic of a variant: which model and parameters spec/numerics.yaml gives it."""
+"""The arithmetic of a variant: which model and parameters spec/numerics.yaml gives it, and what
+that rests on (the rule's basis)."""
 from __future__ import annotations
 
 from ...numerics import computes_product, rule_matches
@@ -27,3 +28,15 @@ def changed(d):
         where = shown[2].pos
         yield Finding(f"{hv.id} arithmetic", f"{hv.id}: arithmetic {show(ab)} -> {show(ah)}", where, side=side,
                       summary=f"arithmetic {show(ab)} -> {show(ah)}", variant=hv, before=show(ab), after=show(ah))
+
+
+@rule("arithmetic.basis_changed", "warning",
+      "what a variant's arithmetic rests on changed (its numerics rule's basis: measured, published, sass)")
+def basis_changed(d):
+    for bv, hv in d.pairs.common:
+        ab, ah = _arithmetic(bv), _arithmetic(hv)
+        if ab is None or ah is None or ab[:2] != ah[:2] or ab[2].basis == ah[2].basis:
+            continue  # no model on a side, or another model (arithmetic.changed), or the same basis
+        before, after = ab[2].basis, ah[2].basis
+        yield Finding(f"{hv.id} arithmetic basis", f"{hv.id}: arithmetic rests on {before} -> {after}", ah[2].pos,
+                      side="head", summary=f"basis {before} -> {after}", variant=hv, before=before, after=after)
