@@ -176,14 +176,16 @@ def _run_starts(fb: FragmentBits, m: MovementMap) -> np.ndarray:
     return np.flatnonzero(starts)
 
 
-@lru_cache(maxsize=None)
+# Both caches are keyed on a form's map (by identity) and bounded: a long process that loads many
+# models (a test session, a server) keeps only the recent forms' entries.
+@lru_cache(maxsize=256)
 def _movement_breaks(m: MovementMap) -> np.ndarray:
     """Bits 1..31 at which the form's next bit comes from another lane or is not the next row bit."""
     lane, rowbit = m.lane, m.rowbit
     return ((lane[..., 1:] != lane[..., :-1]) | (rowbit[..., 1:] != rowbit[..., :-1] + 1)).any(axis=(0, 1))
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=4096)
 def _cut_map(m: MovementMap, keep: bytes) -> MovementMap:
     bits = np.frombuffer(keep, np.int64)
     return MovementMap(m.opcode, m.regs, m.lane[..., bits], m.rowbit[..., bits], m.packed)
@@ -396,6 +398,10 @@ class LoaderTable:
     def __init__(self, spec):
         self.spec = spec
         self.forms = movements(spec)
+        # where any form's runs begin: a fragment needs no other bits than these and its own run starts
+        self._form_breaks = np.zeros(32, bool)
+        for m in self.forms:
+            self._form_breaks[1:] |= _movement_breaks(m.map)
         self._cache: dict[tuple, dict] = {}
         self._complete = False
 
@@ -427,7 +433,7 @@ class LoaderTable:
     def results(self, v, matrix) -> dict:
         k = self.key(v, matrix)
         if k not in self._cache:
-            self._cache[k] = _solve(v, matrix, self.forms)
+            self._cache[k] = _solve(v, matrix, self.forms, self._form_breaks)
         return self._cache[k]
 
     def keyed_rows(self):
@@ -470,10 +476,8 @@ def _why_not(found) -> str:
     return _best_reason([(m.form, r.reason) for m, r in found])
 
 
-def _solve(v, matrix, forms) -> dict:
-    only = np.zeros(32, bool)  # where any form's runs begin: the fragment needs no other bits
-    for m in forms:
-        only[1:] |= _movement_breaks(m.map)
+def _solve(v, matrix, forms, only: np.ndarray) -> dict:
+    """Every form composed with one fragment, both storages; `only`: where any form's runs begin."""
     fb = fragment_bits(v, matrix, only)
     out: dict = {}
     reduced: dict = {}
