@@ -93,10 +93,11 @@ def test_numerics_status_models_every_kind_variant(spec, db):
             and v.qualifiers.get("block_scale")} == {"fdpa_groups"}
     for pos, basis, source in db.execute("SELECT DISTINCT r.position, r.basis, r.source FROM numerics_status s "
                                          "JOIN numerics_rules r ON r.position = s.rule JOIN variants v "
-                                         "ON v.id = s.variant_id WHERE v.kind != ''"):
+                                         "ON v.id = s.variant_id WHERE v.kind != '' AND v.m IS NOT NULL"):
         assert basis == "published" and "MMA-Sim" in source and "2511.10909" in source
     out = _cli("query", f"numerics={bs.STATUS}", "--format", "json")
-    assert len(json.loads(out)) == 290
+    held = {r["id"] for r in json.loads(out)}  # and tcgen05.mma's block-scaled and f8f6f4 kinds
+    assert {v.id for v in kinds} <= held and {v.semantics for v in spec.variants if v.id in held - {k.id for k in kinds}} == {"tmem_mma"}
     assert not [v.id for v in kinds if status[v.id] == "no model"]
 
 
@@ -259,7 +260,10 @@ def test_every_block_scaled_variant_has_its_maps_in_headers_and_docs(spec):
 def test_no_variant_is_left_without_a_model(spec, db):
     """Issue 12: numerics_status has no `no model` row. The rows that were (outside the .kind forms)
     now say what ptxas makes of them: forms beyond the manual that compute nothing on any target,
-    and the float .satfinite wmma forms PTX ISA 6.5 removed, modelled on ptxas's sm_75 code."""
-    assert not db.execute("SELECT variant_id FROM numerics_status WHERE status = 'no model'").fetchall()
+    and the float .satfinite wmma forms PTX ISA 6.5 removed, modelled on ptxas's sm_75 code. (Of
+    the forms whose types a descriptor selects, tcgen05.mma .kind::ti16 has no descriptor layout in
+    the spec yet: tests/test_tcgen05_execute.py holds it to `no model`.)"""
+    assert not db.execute("SELECT s.variant_id FROM numerics_status s JOIN variants v ON v.id = s.variant_id "
+                          "WHERE s.status = 'no model' AND v.m IS NOT NULL").fetchall()
     by = dict(db.execute("SELECT status, count(*) FROM numerics_status GROUP BY status").fetchall())
     assert by[nm.NO_ARITHMETIC] == 48 and by[nm.UNMEASURED["sass"]] == 48

@@ -10,6 +10,8 @@ what they mean. Nothing here ran on a Blackwell GPU: the executors are "not run 
 """
 from __future__ import annotations
 
+import json
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -335,3 +337,46 @@ def test_bad_descriptors_and_operands():
 
 def test_status_is_honest():
     assert "not run on hardware" in tmem_mma.STATUS and "exact" not in tmem_mma.STATUS
+
+
+#: The element types each kind's instruction descriptor may select and the D it may write, from the
+#: PTX ISA manual's tcgen05 "kinds" table (9.7.16.10.x, read for this test): A/B types -> D types.
+MANUAL_KIND_TYPES = {
+    "kind::f16": ({"f16", "bf16"}, {"f16", "f32"}),
+    "kind::tf32": ({"tf32"}, {"f32"}),
+    "kind::i8": ({"s8", "u8"}, {"s32"}),
+    "kind::f8f6f4": ({"e4m3", "e5m2", "e2m3", "e3m2", "e2m1"}, {"f16", "f32"}),
+}
+#: Kinds whose arithmetic rests on the manual and published measurements of Blackwell-class tensor
+#: cores (the block-scaled .kind forms of mma, MMA-Sim) rather than on campaigns run here on Hopper.
+PUBLISHED_KINDS = {"kind::f8f6f4", "kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"}
+
+
+def test_every_tcgen05_mma_variant_has_an_honest_numerics_status():
+    import sqlite3
+
+    from ptxspec import numerics as nm
+    from ptxspec.paths import default_database
+    con = sqlite3.connect(f"file:{default_database()}?mode=ro", uri=True)
+    rows = {r[0]: r[1:] for r in con.execute("SELECT variant_id, status, model, parameters FROM numerics_status")}
+    con.close()
+    mmas = [v for v in SPEC.variants if v.semantics == "tmem_mma"]
+    assert len(mmas) == 224
+    for v in mmas:
+        status, model, params = rows[v.id]
+        kind = v.qualifiers["kind"]
+        assert "bit-exact" not in status and "proven" not in status, v.id
+        if kind == "kind::ti16":  # sm_107's kind: the spec's idesc tables have no layout for it, so refused
+            with pytest.raises(KeyError, match="no layout"):
+                D.decode(SPEC, kind, 0)
+            assert (status, model) == ("no model", None), v.id
+            continue
+        assert status.endswith("not run on hardware"), v.id
+        assert status == (nm.UNMEASURED["published"] if kind in PUBLISHED_KINDS else nm.BORROWED), v.id
+        if kind in MANUAL_KIND_TYPES:
+            ab, ds = MANUAL_KIND_TYPES[kind]
+            made = {label.split("->")[1] for label in json.loads(params)}
+            inputs = {t for label in json.loads(params) for t in label.split("->")[0].split("*")}
+            assert made == ds and inputs == ab, (v.id, made, inputs)
+        if kind in ("kind::mxf4", "kind::mxf4nvf4"):
+            assert model == "fdpa_groups", v.id

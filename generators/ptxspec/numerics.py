@@ -68,6 +68,13 @@ MODELS = ("integer", "b1", "fdpa", "fp8emu", "fmachain", "f64fma", "fdpa_scaled"
 #: numerics_status of a variant no campaign ran, by the basis of its rule (spec/numerics.yaml `basis`)
 UNMEASURED = {"measured": "not run", "published": "modelled (manual + published measurements); not run on hardware",
               "sass": "modelled (ptxas SASS + steps measured on an H100); not run on hardware"}
+#: numerics_status of a variant whose products (chosen at run time by a descriptor, `SELECTED`) take
+#: their arithmetic from rules of the same types that rest on campaigns run on other instructions
+BORROWED = "modelled (the same types' rules, measured on other instructions); not run on hardware"
+#: semantics -> function(variant) -> [(label, rule or None, NumericsParams-like, basis)] for the
+#: instructions whose shape and element types an operand selects at run time (no `m` in the variant):
+#: every product the variant can compute, with its arithmetic. Registered by the executors' modules.
+SELECTED: dict = {}
 #: numerics_status of a variant whose rule's model is `none`
 NO_ARITHMETIC = "no arithmetic: ptxas emits no product for it on any target"
 #: The variant fields a rule's `when` may test besides the family's axes.
@@ -740,9 +747,13 @@ def status_rows(spec) -> list[tuple]:
     the manual and published measurements) or `no model`; `rule` is the position (from 1) of the
     spec/numerics.yaml rule that gives the arithmetic, or None."""
     import json
+    from . import execute  # noqa: F401  (its executors' modules register SELECTED)
     meas = measured(spec)
     rows = []
     for v in spec.variants:
+        if v.semantics in SELECTED and not meas.get(v.id):
+            rows.append(_selected_row(spec, v))
+            continue
         if not computes_product(v):
             continue
         rule = rule_of(v)
@@ -762,3 +773,20 @@ def status_rows(spec) -> list[tuple]:
         rows.append((v.id, model, pj, "bit-exact" if m["mismatches"] == 0 and m["outputs"] else "mismatches",
                      m["cases"], m["outputs"], m["mismatches"], f"{agree:.9f}", m["date"], m["campaign"], src))
     return rows
+
+
+def _selected_row(spec, v) -> tuple:
+    """status_rows' row of a variant whose products a descriptor selects: the models and parameters of
+    each product (keyed by its types), the status of the weakest basis among their rules, the rule
+    when one rule covers them all."""
+    import json
+    found = SELECTED[v.semantics](v)
+    if not found:
+        return (v.id, None, None, "no model", None, None, None, None, None, None, None)
+    models = sorted({p.model for _, _, p, _ in found})
+    pj = json.dumps({label: p.as_data() for label, _, p, _ in found}, sort_keys=True)
+    bases = {basis for *_, basis in found}
+    status = UNMEASURED["published"] if bases == {"published"} else BORROWED
+    rules = {spec.numerics.index(r) + 1 if r is not None else None for _, r, _, _ in found}
+    src = rules.pop() if len(rules) == 1 else None
+    return (v.id, ", ".join(models), pj, status, None, None, None, None, None, None, src)

@@ -115,6 +115,45 @@ def arithmetic(spec, p: Product) -> nm.NumericsParams | blockscale.KindParams:
     return blockscale.kind_params(p.kind.split("::")[1], p.scaled, p.dtype)
 
 
+def products(v) -> list[tuple]:
+    """Every product the variant can compute, one per combination of element types its kind's
+    instruction descriptor names (the numerics rules test types, kind and saturation, never a
+    tcgen05 shape): [(label 'atype*btype->dtype', rule or None, arithmetic, basis)]. Empty where the
+    spec's descriptor tables give the kind no layout (the executor refuses such a variant); a type
+    combination with no arithmetic, which the executor refuses too, is left out."""
+    desc = instruction_descriptor(v)
+    kind = v.qualifiers.get(desc.selector, "")
+    if not any(kind in lay.selectors for lay in desc.layouts):
+        return []
+    codes = {f.name: sorted(f.codes_for(kind)) for f in desc.layout(kind).fields if f.name in ("atype", "btype", "dtype")}
+    sparse = bool(v.sparse) or any(o.matrix == "meta" for o in v.operands)
+    ws = any(o.kind == "column_mask" for o in v.operands)
+    cg = v.qualifiers.get("cta_group", "")
+    shapes = D.shapes(v.spec, kind, cg, ws, sparse, v.family, desc.name)
+    k = shapes[2] if shapes else 0
+    scaled = bool(v.qualifiers.get("block_scale"))
+    out = []
+    for a in codes.get("atype", []):
+        for b in codes.get("btype", []):
+            for d in codes.get("dtype", ["f32"]):
+                p = Product(kind, 0, 0, k, a, b, d, sparse, ws, 2 if cg.endswith("2") else 1, {}, scaled,
+                            {"kind": kind, "block_scale": v.qualifiers.get("block_scale", "")})
+                rule = next((r for r in v.spec.numerics if nm.rule_matches(r.when, p)), None)
+                try:
+                    q = arithmetic(v.spec, p)
+                except KeyError:  # no arithmetic for these types (e.g. bf16 into an f16 D): refused
+                    continue
+                if isinstance(q, blockscale.KindParams):  # the .kind mma rules restated: their basis
+                    q = nm.NumericsParams({"products": "fdpa_scaled", "groups": "fdpa_groups"}[q.path], F=q.F,
+                                          round=q.round, group=q.group if q.path == "groups" else 0,
+                                          zero_exp=blockscale.NO_TERM if q.zero_exp is None else q.zero_exp)
+                out.append((f"{a}*{b}->{d}", rule, q, rule.basis if rule is not None else "published"))
+    return out
+
+
+nm.SELECTED["tmem_mma"] = products
+
+
 def _container_bits(v, kind: str) -> int:
     """Element width in memory: a kind whose descriptor allows wider types keeps every element in a
     container as wide as the widest (e2m1 in 8 bits under kind::f8f6f4, packed under kind::mxf4)."""

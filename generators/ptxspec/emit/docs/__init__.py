@@ -34,6 +34,10 @@ NUMERICS_MEANS = {
     "modelled (ptxas SASS + steps measured on an H100); not run on hardware": "the executor's model follows the "
     "code ptxas generates for the variant's targets, step by step, each step the arithmetic an H100 campaign "
     "measured for it; no campaign here ran the variant itself",
+    "modelled (the same types' rules, measured on other instructions); not run on hardware": "the instruction "
+    "descriptor picks the element types at run time; the executor takes each combination's arithmetic from the "
+    "rule for the same types, which campaigns measured on other instructions (on an H100); no "
+    "campaign here ran this instruction",
     "no arithmetic: ptxas emits no product for it on any target": "ptxas accepts the form but the code it "
     "generates computes nothing (D is a constant) on every target: the executor refuses it",
     "no model": "no arithmetic model yet: the executor refuses it",
