@@ -18,7 +18,7 @@ where, all from the spec:
   read them, its N/2 columns of B;
 * the arithmetic: the spec's numerics rules (spec/numerics.yaml) matched against the product the
   descriptor describes, else the block-scaling models of `ptxspec.blockscale` (kind_params); none
-  of it ran on a Blackwell GPU: `STATUS`.
+  of it ran on a Blackwell GPU: the status `numerics.status_rows` derives from `products` says so.
 
 Sparse forms (tcgen05.mma.sp) take the kept positions as `meta`: an int array (rows, K // chunk,
 kept) of positions within each chunk of K (2 of 4; tf32 1 of 2; 4-bit kinds 2 pairs of 4), since
@@ -38,10 +38,7 @@ from . import numerics as nm
 from . import smem as smem_mod
 from . import tmem
 
-__all__ = ["tmem_mma", "STATUS", "Product", "product"]
-
-#: numerics_status of every tcgen05.mma result: nothing here ran on an sm_100a GPU.
-STATUS = "not run on hardware (modelled from the spec's rules for the same types; no Blackwell GPU here)"
+__all__ = ["tmem_mma", "Product", "product", "products"]
 
 
 class OperandError(TypeError):
