@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 
+from pathlib import Path
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -375,3 +377,19 @@ def test_every_tcgen05_mma_variant_has_an_honest_numerics_status():
             assert made == ds and inputs == ab, (v.id, made, inputs)
         if kind in ("kind::mxf4", "kind::mxf4nvf4"):
             assert model == "fdpa_groups", v.id
+
+
+def test_a_spec_without_the_instruction_descriptor_builds(tmp_path):
+    """A spec may leave tcgen05's instruction descriptor undescribed (fuzz seed 23, tree 31993:
+    descriptors/tcgen05.yaml deleted; validate accepted it and the build died in StopIteration):
+    then no tcgen05.mma product can be named, and each variant says `no model`."""
+    import shutil
+    from ptxspec import numerics as nm
+    from ptxspec.build import artifacts
+    shutil.copytree(Path(__file__).resolve().parents[1] / "spec", tmp_path / "spec")
+    (tmp_path / "spec" / "descriptors" / "tcgen05.yaml").unlink()
+    spec = ptxspec.load(tmp_path / "spec")
+    rows = {r[0]: r[3] for r in nm.status_rows(spec)}
+    mmas = [v.id for v in spec.variants if v.semantics == "tmem_mma"]
+    assert len(mmas) == 224 and {rows[i] for i in mmas} == {"no model"}
+    assert "ptxspec.sqlite" in artifacts(spec)

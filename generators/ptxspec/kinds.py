@@ -160,8 +160,9 @@ def int_set(value) -> list[int]:
     if isinstance(value, dict):
         first, last, step = value["range"]
         members = range(first, last + 1, step)
-        if len(members) > RANGE_LIMIT:
-            message = f"range [{first}, {last}, {step}] has {len(members):,} members; a spec set holds at most {RANGE_LIMIT:,}"
+        count = max(0, (last - first) // step + 1)  # len(range) overflows beyond 2**63 (fuzz seed 23, tree 39038)
+        if count > RANGE_LIMIT:
+            message = f"range [{first}, {last}, {step}] has {count:,} members; a spec set holds at most {RANGE_LIMIT:,}"
             if not isinstance(value, PosDict):  # built in Python, not loaded: no position to name
                 raise ValueError(message)
             raise SpecError([Problem(value.at("range"), message)])

@@ -73,9 +73,14 @@ class Product:
 
 
 def instruction_descriptor(v):
-    """The BitDescriptor the variant's idesc operand carries (the family's descriptor of that operand kind)."""
-    op = next(o for o in v.operands if o.name == "idesc")
-    return next(d for (fam, _), d in sorted(v.spec.descriptors.items()) if fam == v.family and d.operand_kind == op.kind)
+    """The BitDescriptor the variant's idesc operand carries (the family's descriptor of that operand
+    kind); LookupError when the spec states none (a spec may leave a descriptor undescribed)."""
+    op = next((o for o in v.operands if o.name == "idesc"), None)
+    found = [d for (fam, _), d in sorted(v.spec.descriptors.items())
+             if op is not None and fam == v.family and d.operand_kind == op.kind]
+    if not found:
+        raise LookupError(f"{v.id}: the spec describes no instruction descriptor for it")
+    return found[0]
 
 
 def product(v, idesc: int) -> Product:
@@ -117,8 +122,12 @@ def products(v) -> list[tuple]:
     instruction descriptor names (the numerics rules test types, kind and saturation, never a
     tcgen05 shape): [(label 'atype*btype->dtype', rule or None, arithmetic, basis)]. Empty where the
     spec's descriptor tables give the kind no layout (the executor refuses such a variant); a type
-    combination with no arithmetic, which the executor refuses too, is left out."""
-    desc = instruction_descriptor(v)
+    combination with no arithmetic, which the executor refuses too, is left out. Empty too where the
+    spec describes no instruction descriptor (fuzz seed 23, tree 31993: the build died)."""
+    try:
+        desc = instruction_descriptor(v)
+    except LookupError:
+        return []
     kind = v.qualifiers.get(desc.selector, "")
     if not any(kind in lay.selectors for lay in desc.layouts):
         return []

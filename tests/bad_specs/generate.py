@@ -999,6 +999,20 @@ case("descriptor_legal_value_beyond_formulas",
      [(_MASK, "legal: [0x7fffffffffffffff", "field fs2: legal input 9223372036854775807: 'x' is 9223372036854775807 "
        "here: formula values must stay within +-2**62")])
 
+case("descriptor_selector_misspelt",
+     "A zero-column-mask layout's selector misspelt 'ctagroup::1' (fuzz seed 23, tree 37981): the field "
+     "whose legal values are given per selector read the whole map as one set, and validate died (KeyError).",
+     {_MASK: edit_real(_MASK, ('kinds: ["cta_group::1"]', 'kinds: ["ctagroup::1"]'))},
+     [(_MASK, 'kinds: ["ctagroup::1"]', "'ctagroup::1' is not a value of axis cta_group"),
+      (_MASK, 'legal: {"cta_group::1": {range: [0, 32, 1]}}', "legal: cta_group::1 is not a selector value of this layout")])
+
+case("range_beyond_machine_sizes",
+     "A legal range of a descriptor field up to 2**63-1 (fuzz seed 23, tree 39038): counting its members "
+     "overflowed (OverflowError) before the bound on a set's size could refuse it.",
+     {_MASK: edit_real(_MASK, ('legal: {"cta_group::1": {range: [0, 32, 1]}}',
+                               'legal: {"cta_group::1": {range: [0, 0x7fffffffffffffff, 1]}}'))},
+     [(_MASK, "range: [0, 0x7fffffffffffffff, 1]", "has 9,223,372,036,854,775,808 members; a spec set holds at most 4,096")])
+
 _F32_32X32B = real("families/tcgen05/ld_red.yaml")
 _F32_32X32B = _F32_32X32B[_F32_32X32B.index("  - name: f32_32x32b"):]
 _F32_32X32B = _F32_32X32B[:_F32_32X32B.index('regs: "N * K * M // 32"}') + len('regs: "N * K * M // 32"}')]

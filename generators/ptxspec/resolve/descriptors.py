@@ -19,7 +19,12 @@ def _per_selector(raw, known: set[str], where, ctx: Context, what: str) -> dict:
     """A value given for every selector, or per selector value (`default`: the others) -> {sel or '': value}."""
     if isinstance(raw, dict) and raw and all(k in known or k == "default" for k in raw):
         return {("" if k == "default" else k): v for k, v in raw.items()}
-    if isinstance(raw, dict) and any(k.startswith("kind::") or k == "default" for k in raw):
+    # a map of selectors: its values are tables (codes) or sets (legal: a list, or a dict that is no
+    # {range}); a misspelt selector must not read as one value for every selector (fuzz seed 23,
+    # tree 37981: 'ctagroup::1' did, and validate died on the map as a set)
+    per_selector = isinstance(raw, dict) and raw and "range" not in raw and (
+        what != "codes" or all(isinstance(v, dict) for v in raw.values()))
+    if per_selector or isinstance(raw, dict) and any(k.startswith("kind::") or k == "default" for k in raw):
         bad = sorted(k for k in raw if k not in known and k != "default")
         ctx.p.add(where, f"{what}: {', '.join(bad)} is not a selector value of this layout ({', '.join(sorted(known))})")
         return {}
