@@ -83,6 +83,13 @@ def instruction_descriptor(v):
     return found[0]
 
 
+def _form(v) -> tuple[bool, bool, int]:
+    """(takes sparse A: an operand of metadata, .ws: takes a zero-column mask, CTAs of its group)."""
+    sparse = bool(v.sparse) or any(o.matrix == "meta" for o in v.operands)
+    ws = any(o.kind == "column_mask" for o in v.operands)
+    return sparse, ws, 2 if v.qualifiers.get("cta_group", "").endswith("2") else 1
+
+
 def product(v, idesc: int) -> Product:
     """The product a variant computes with instruction descriptor `idesc`."""
     kind = v.qualifiers.get("kind", "")
@@ -90,10 +97,9 @@ def product(v, idesc: int) -> Product:
     f = D.decode(v.spec, kind, idesc, v.family, desc.name)
     if f["problems"]:
         raise ValueError(f"{v.id}: idesc {int(idesc):#010x}: {'; '.join(f['problems'])}")
-    cta = 2 if v.qualifiers.get("cta_group", "").endswith("2") else 1
-    ws = any(o.kind == "column_mask" for o in v.operands)  # .ws: the forms that take a zero-column mask
+    takes_meta, ws, cta = _form(v)
     sparse = f.get("sparse") == "sparse"
-    if sparse != (bool(v.sparse) or any(o.matrix == "meta" for o in v.operands)):  # .sp: an operand of metadata
+    if sparse != takes_meta:
         raise ValueError(f"{v.id}: idesc says {'sparse' if sparse else 'dense'} A")
     shapes = D.shapes(v.spec, kind, v.qualifiers.get("cta_group", ""), ws, sparse, v.family, desc.name)
     if shapes is None or f["m"] not in shapes[0] or f["n"] not in shapes[1]:
@@ -105,15 +111,25 @@ def product(v, idesc: int) -> Product:
                    satfinite=bool(f.get("saturate")))
 
 
-def arithmetic(spec, p: Product) -> nm.NumericsParams | blockscale.KindParams:
+def _rule(spec, p: Product):
     """The first of the spec's numerics rules that matches the product (rules for one family's
-    variants do not), else the block-scaling model of the kind (ptxspec.blockscale.kind_params)."""
-    for r in spec.numerics:
-        if nm.rule_matches(r.when, p):
-            q = nm.NumericsParams(r.model, **r.params)
-            if q.model == "fdpa" and q.group == 0:
-                q = nm.NumericsParams(**{**q.as_data(), "group": p.k})
-            return q
+    variants do not), or None."""
+    return next((r for r in spec.numerics if nm.rule_matches(r.when, p)), None)
+
+
+def arithmetic(spec, p: Product) -> nm.NumericsParams | blockscale.KindParams:
+    """The arithmetic of the product's rule, else the block-scaling model of the kind."""
+    return _arithmetic_of(p, _rule(spec, p))
+
+
+def _arithmetic_of(p: Product, r) -> nm.NumericsParams | blockscale.KindParams:
+    """The arithmetic of rule `r` for the product, or without a rule the block-scaling model of its
+    kind (ptxspec.blockscale.kind_params)."""
+    if r is not None:
+        q = nm.NumericsParams(r.model, **r.params)
+        if q.model == "fdpa" and q.group == 0:
+            q = nm.NumericsParams(**{**q.as_data(), "group": p.k})
+        return q
     return blockscale.kind_params(p.kind.split("::")[1], p.scaled, p.dtype)
 
 
@@ -132,21 +148,19 @@ def products(v) -> list[tuple]:
     if not any(kind in lay.selectors for lay in desc.layouts):
         return []
     codes = {f.name: sorted(f.codes_for(kind)) for f in desc.layout(kind).fields if f.name in ("atype", "btype", "dtype")}
-    sparse = bool(v.sparse) or any(o.matrix == "meta" for o in v.operands)
-    ws = any(o.kind == "column_mask" for o in v.operands)
-    cg = v.qualifiers.get("cta_group", "")
-    shapes = D.shapes(v.spec, kind, cg, ws, sparse, v.family, desc.name)
+    sparse, ws, cta = _form(v)
+    shapes = D.shapes(v.spec, kind, v.qualifiers.get("cta_group", ""), ws, sparse, v.family, desc.name)
     k = shapes[2] if shapes else 0
     scaled = bool(v.qualifiers.get("block_scale"))
     out = []
     for a in codes.get("atype", []):
         for b in codes.get("btype", []):
             for d in codes.get("dtype", ["f32"]):
-                p = Product(kind, 0, 0, k, a, b, d, sparse, ws, 2 if cg.endswith("2") else 1, {}, scaled,
+                p = Product(kind, 0, 0, k, a, b, d, sparse, ws, cta, {}, scaled,
                             {"kind": kind, "block_scale": v.qualifiers.get("block_scale", "")})
-                rule = next((r for r in v.spec.numerics if nm.rule_matches(r.when, p)), None)
+                rule = _rule(v.spec, p)
                 try:
-                    q = arithmetic(v.spec, p)
+                    q = _arithmetic_of(p, rule)
                 except KeyError:  # no arithmetic for these types (e.g. bf16 into an f16 D): refused
                     continue
                 if isinstance(q, blockscale.KindParams):  # the .kind mma rules restated: their basis
