@@ -14,6 +14,9 @@ built model as a whole, after resolution, against facts the spec states once:
 - sparsity: every valid metadata nibble keeps two different index units that make whole
   elements, and ordered metadata leaves some nibble valid;
 - shared memory: the swizzle formula permutes the bytes of each repeating pattern of each mode;
+- tensor memory: each data-path layout puts the elements of D, for every N its shapes allow, in
+  distinct cells inside the 128 lanes and 512 columns (A's lanes inside the lanes too), and each
+  scale-factor layout puts its factors in distinct bytes of such cells;
 - places: a family's files sit in the folder of that family.
 
 Each problem points at the YAML line that states the offending fact; a fact used by many
@@ -50,6 +53,7 @@ def check_model(p: Problems, spec: Spec, docs) -> None:
     _variants(report, spec, family_docs)
     _sparsities(report, spec, docs["layouts"])
     _swizzles(report, spec, docs["smem"])
+    _tmem(report, spec, docs["descriptor"])
 
 
 # -- files ------------------------------------------------------------------------------------
@@ -275,4 +279,90 @@ def _swizzle_problem(swizzle, mode, offsets) -> str | None:
             if not np.array_equal(np.sort(block), a[j * mode.repeat:(j + 1) * mode.repeat]):
                 return (f"not a permutation of the {mode.repeat}-byte block at byte {j * mode.repeat}"
                         + (f" with base offset {o}" if len(offsets) > 1 else ""))
+    return None
+
+
+# -- tensor memory ----------------------------------------------------------------------------
+
+def _tmem(report, spec: Spec, docs) -> None:
+    for doc in docs:
+        d = doc.data
+        desc = spec.descriptors.get((d["family"], d["name"]))
+        if desc is None:
+            continue
+        places = {t["id"]: t for t in d.get("tmem_layouts", [])}
+        for lay in desc.tmem_layouts:
+            problem = _datapath_problem(lay, desc.shapes)
+            if problem:
+                report(_where(places[lay.id], "id", *problem), f"tmem layout {lay.id}: {problem[1]}")
+        places = {s["name"]: s for s in d.get("scale_factor_layouts", [])}
+        for sf in desc.scale_factor_layouts:
+            problem = _scale_problem(sf)
+            if problem:
+                report(_where(places[sf.name], "name", *problem), f"scale-factor layout {sf.name}: {problem[1]}")
+
+
+def _where(entry, default: str, key: str | None, message: str) -> Pos:
+    """The line of the formula a problem names (`key`, or the one whose text the message quotes),
+    else the layout's first line."""
+    if key is None:
+        key = next((k for k in ("lane", "column", "byte") if isinstance(entry.get(k), str)
+                    and repr(entry[k]) in message), default)
+    return entry.at(key)
+
+
+def _ns(lay, shapes) -> list[int]:
+    """Every N some shape allows with one of the layout's cases (M, CTA group, sparsity, .ws)."""
+    ns: set[int] = set()
+    for m, cta, sparse, ws in lay.cases:
+        for sh in shapes:
+            if sh.cta_group != cta or sh.ws != ws:
+                continue
+            for sp in sparse:
+                if m in (sh.m_sparse if sp and sh.m_sparse is not None else sh.m):
+                    ns.update(sh.n_sparse if sp and sh.n_sparse is not None else sh.n)
+    return sorted(ns)
+
+
+def _datapath_problem(lay, shapes) -> tuple[str | None, str] | None:
+    """(the formula at fault, or None for the layout as a whole; what is wrong), or None."""
+    from . import tmem
+    for L in lay.alignments:
+        for n in _ns(lay, shapes) or [64]:  # 64: the N its figure is drawn at
+            at = f" (N = {n}" + (f", L = {L})" if len(lay.alignments) > 1 else ")")
+            try:
+                lane, col = tmem.d_cells(lay, n, L)
+            except (ExprError, ArithmeticError, ValueError) as exc:
+                return None, f"{exc}{at}"
+            if lane.min() < 0 or lane.max() >= tmem.LANES:
+                bad = int(lane.min() if lane.min() < 0 else lane.max())
+                return "lane", f"D lands in lane {bad}, outside 0-{tmem.LANES - 1}{at}"
+            if col.min() < 0 or col.max() >= tmem.COLUMNS:
+                bad = int(col.min() if col.min() < 0 else col.max())
+                return "column", f"D lands in column {bad}, outside 0-{tmem.COLUMNS - 1}{at}"
+            if np.bincount((lane * tmem.COLUMNS + col).ravel()).max() > 1:
+                return None, f"two elements of D land in one cell{at}"
+            try:
+                lanes = tmem.a_cells(lay, 1, tmem.CELL_BITS, L)[0] if lay.a_lanes else None
+            except (ExprError, ArithmeticError, ValueError) as exc:
+                return "a_lanes", f"{exc}{at}"
+            if lanes is not None and (lanes.min() < 0 or lanes.max() >= tmem.LANES):
+                return "a_lanes", f"a row of A lands outside lanes 0-{tmem.LANES - 1}{at}"
+    return None
+
+
+def _scale_problem(sf) -> tuple[str | None, str] | None:
+    from . import tmem
+    extent, n = tmem.scale_example(sf)
+    try:
+        lane, col, byte = tmem.scale_cells(sf, extent, 4, 0, n)
+    except (ExprError, ArithmeticError, ValueError) as exc:
+        return None, str(exc)
+    if lane.min() < 0 or lane.max() >= tmem.LANES:
+        return "lane", f"a factor lands outside lanes 0-{tmem.LANES - 1}"
+    if col.min() < 0 or col.max() >= tmem.COLUMNS:
+        return "column", f"a factor lands outside columns 0-{tmem.COLUMNS - 1}"
+    for q in range(len(lane)):
+        if np.bincount(((lane[q] * tmem.COLUMNS + col) * 4 + byte).ravel()).max() > 1:
+            return None, f"two factors land in one byte (copy {q})"
     return None

@@ -30,8 +30,8 @@ def descriptor(spec, family: str = "tcgen05", name: str = "idesc"):
 
 
 def _inverse(f):
-    from .smem import _invert
-    return _invert(f.name, f.encode, f.width)
+    from .smem import invert_encode
+    return invert_encode(f.name, f.encode, f.width)
 
 
 def _number(f, x: int) -> int:

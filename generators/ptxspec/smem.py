@@ -75,7 +75,7 @@ class _Field:
         return sum(1 << vb for fb, vb in self.inverse if (v >> fb) & 1)
 
 
-def _invert(name: str, encode, width: int) -> tuple[tuple[int, int], ...]:
+def invert_encode(name: str, encode, width: int) -> tuple[tuple[int, int], ...]:
     """The inverse of a bit-routing encode formula (masks and shifts), found by probing each bit."""
     pairs, seen = [], {}
     for vb in range(63):  # formula values stay within +-2**62 (ptxspec.expr): bit 63 is never a field's
@@ -101,7 +101,7 @@ def descriptor_fields(spec, family: str | None = None) -> dict[str, _Field]:
     hit = _FIELD_CACHE.get(id(sm))
     if hit is None or hit[0] is not sm:
         fields = {f["name"]: _Field(f["name"], f["lsb"], f["width"], f["encode"],
-                                    _invert(f["name"], f["encode"], f["width"]) if f.get("fixed") is None else (),
+                                    invert_encode(f["name"], f["encode"], f["width"]) if f.get("fixed") is None else (),
                                     f.get("fixed"), f.get("default")) for f in sm.fields}
         hit = _FIELD_CACHE[id(sm)] = (sm, fields)
     return hit[1]

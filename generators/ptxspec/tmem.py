@@ -16,9 +16,11 @@ import numpy as np
 
 from .descriptors import descriptor
 
-__all__ = ["datapath", "d_cells", "a_cells", "scale_layout", "scale_cells", "TmemError", "LANES", "CELL_BITS"]
+__all__ = ["datapath", "d_cells", "a_cells", "scale_layout", "scale_cells", "scale_example", "TmemError", "LANES",
+           "COLUMNS", "CELL_BITS"]
 
 LANES = 128  # lanes of a CTA's tensor memory (PTX ISA 9.7.16.1)
+COLUMNS = 512  # 32-bit columns of a CTA's tensor memory (PTX ISA 9.7.16.1)
 CELL_BITS = 32
 
 
@@ -75,6 +77,13 @@ def scale_layout(spec, matrix: str, datapath_id: str, family: str = "tcgen05", n
         if s.matrix == matrix and datapath_id in s.datapaths:
             return s
     raise TmemError(f"no {matrix} layout in tensor memory under data-path layout {datapath_id}")
+
+
+def scale_example(sf) -> tuple[int, int]:
+    """(extent, N) that shows a scale-factor layout whole: 256 columns of B for a layout that folds
+    N into lane halves (2x2 data paths), else 128 rows or columns with no N."""
+    fold = "B" in sf.datapaths and sf.matrix == "scale_b" and sf.copies == 2
+    return (256, 256) if fold else (128, 0)
 
 
 def scale_cells(sf, extent: int, factors: int, sf_id: int, n: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

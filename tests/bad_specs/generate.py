@@ -1013,6 +1013,39 @@ case("range_beyond_machine_sizes",
                                'legal: {"cta_group::1": {range: [0, 0x7fffffffffffffff, 1]}}'))},
      [(_MASK, "range: [0, 0x7fffffffffffffff, 1]", "has 9,223,372,036,854,775,808 members; a spec set holds at most 4,096")])
 
+_IDESC = "descriptors/tcgen05.yaml"
+case("tmem_layout_dividing_by_zero",
+     "Layout G's lane formula dividing N by 1,000,000 (fuzz seed 23, tree 84399): validate accepted it "
+     "and the build died drawing the layout (ExprError: division by zero).",
+     {_IDESC: edit_real(_IDESC, ('lane: "m + 32 * (n // (N // 4))"', 'lane: "m + 32 * (n // (N // 1000000))"'))},
+     [(_IDESC, 'lane: "m + 32 * (n // (N // 1000000))"',
+       "tmem layout G: division by zero in 'm + 32 * (n // (N // 1000000))' (N = 64)")])
+
+case("tmem_layout_outside_lanes",
+     "Layout E putting the second half of N 128 lanes down: D would lie past the 128 lanes of tensor memory.",
+     {_IDESC: edit_real(_IDESC, ('lane: "m + 64 * (n // (N // 2))"\n    column: "n % (N // 2)"\n    description: >\n'
+                                 '      As layout B', 'lane: "m + 128 * (n // (N // 2))"\n    column: "n % (N // 2)"\n'
+                                 '    description: >\n      As layout B'))},
+     [(_IDESC, 'lane: "m + 128 * (n // (N // 2))"', "tmem layout E: D lands in lane 191, outside 0-127 (N = 64)")])
+
+case("tmem_layout_two_elements_in_a_cell",
+     "Layout G's column formula folding N by an eighth instead of a quarter: two elements of D share each cell.",
+     {_IDESC: edit_real(_IDESC, ('column: "n % (N // 4)"', 'column: "n % (N // 8)"'))},
+     [(_IDESC, "  - id: G", "tmem layout G: two elements of D land in one cell (N = 64)")])
+
+case("scale_factors_in_one_byte",
+     "The block-scale factors of A all placed in byte `id` of the cell (s dropped): four factors per byte.",
+     {_IDESC: edit_real(_IDESC, ('byte: "id + s"\n    description: >\n      Row r', 'byte: "id"\n    description: >\n      Row r'))},
+     [(_IDESC, "  - name: sf_a", "scale-factor layout sf_a: two factors land in one byte (copy 0)")])
+
+case("smem_encode_not_a_bit_routing",
+     "wgmma's descriptor start_address encoded by the constant 1 (fuzz seed 23, tree 89532): validate "
+     "accepted it, and the C++ bindings died inverting it (ValueError).",
+     {"smem/wgmma.yaml": edit_real("smem/wgmma.yaml", ('encode: "(x & 0x3FFFF) >> 4"\n      description: Shared',
+                                                       'encode: "1"\n      description: Shared'))},
+     [("smem/wgmma.yaml", 'encode: "1"',
+       "encode: descriptor field start_address: bits 0 and 1 both land on field bit 0")])
+
 _F32_32X32B = real("families/tcgen05/ld_red.yaml")
 _F32_32X32B = _F32_32X32B[_F32_32X32B.index("  - name: f32_32x32b"):]
 _F32_32X32B = _F32_32X32B[:_F32_32X32B.index('regs: "N * K * M // 32"}') + len('regs: "N * K * M // 32"}')]

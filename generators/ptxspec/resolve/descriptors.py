@@ -32,7 +32,7 @@ def _per_selector(raw, known: set[str], where, ctx: Context, what: str) -> dict:
 
 
 def _field(ctx: Context, f, known: set[str], bits: int, pos) -> DescriptorField | None:
-    from ..smem import _invert
+    from ..smem import invert_encode
     name, lsb, width = f["name"], f["lsb"], f["width"]
     if lsb + width > bits:
         ctx.p.add(f.at("width"), f"field {name} runs past bit {bits - 1}")
@@ -55,7 +55,7 @@ def _field(ctx: Context, f, known: set[str], bits: int, pos) -> DescriptorField 
     if enc is None:
         return None
     try:
-        _invert(name, enc, width)
+        invert_encode(name, enc, width)
     except (ValueError, ExprError) as exc:
         ctx.p.add(f.at("encode"), str(exc))
         return None

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import Pos
 from ..expr import ExprError, compile_formula
+from ..smem import invert_encode
 from ..fragments import META_NAMES, SCALE_BYTE_NAMES, SCALE_NAMES, FragmentLayout, ScaleMap, Sparsity
 from ..isa import Target, Version
 from ..model import OPCODE_FIELDS, Axis, ElementType, Family, MatrixDims, SharedMemory, SwizzleMode
@@ -250,6 +251,12 @@ def _sample_smem(ctx: Context, d, fields, swz, modes, layouts) -> None:
                 f["encode"](x=np.arange(0, 1 << 18, 16, dtype=np.int64))
             except ExprError as exc:
                 ctx.p.add(d["descriptor"]["fields"][i].at("encode"), f"encode: {exc}")
+                continue
+            if f["fixed"] is None:  # the C++ and Python decoders invert it: it must route bits one to one
+                try:
+                    invert_encode(f["name"], f["encode"], f["width"])
+                except (ValueError, ExprError) as exc:
+                    ctx.p.add(d["descriptor"]["fields"][i].at("encode"), f"encode: {exc}")
     addresses = np.arange(0, 4096, 16, dtype=np.int64)
     if swz is not None:
         for m in modes:

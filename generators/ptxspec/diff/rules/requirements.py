@@ -98,6 +98,6 @@ def ptx_raised(d):
     return _moved(d, up=True)
 
 
-@rule("requirement.ptx.lowered", "info", "a target accepts an earlier PTX ISA version")
+@rule("requirement.ptx.lowered", "warning", "a target accepts an earlier PTX ISA version (a claim ptxas should confirm)")
 def ptx_lowered(d):
     return _moved(d, up=False)

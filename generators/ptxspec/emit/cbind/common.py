@@ -183,7 +183,7 @@ def _decode_c(pairs, var: str = "v") -> str:
 def bit_descriptors(spec: Spec) -> list[dict]:
     """Per run-time descriptor (spec/descriptors): per layout its fields, code constants, the
     encode/decode of number fields, make() and get_<field>()."""
-    from ...smem import _invert
+    from ...smem import invert_encode
     out = []
     for (fam, name), d in sorted(spec.descriptors.items()):
         layouts = []
@@ -198,7 +198,7 @@ def bit_descriptors(spec: Spec) -> list[dict]:
                     item["encode"] = cfunc("uint32_t", f"encode_{ident(f.name)}", [("uint32_t", "x")], f.encode.names,
                                            formula_c(f.encode.source))
                     item["decode"] = cfunc("uint32_t", f"decode_{ident(f.name)}", [("uint32_t", "v")], {"v"},
-                                           _decode_c(_invert(f.name, f.encode, f.width)))
+                                           _decode_c(invert_encode(f.name, f.encode, f.width)))
                     if set(f.legal) == {""}:
                         item["legal"] = ", ".join(map(str, f.legal[""]))
                     else:

@@ -569,8 +569,7 @@ def collect_tmem(spec, family: str, variants, figs: Figures) -> None:
                 groups.setdefault(("d", ident), ("d", blocks, 4, [f"columns {16 * c}-{16 * c + 15}" for c in range(4)],
                                                  "N = 64", []))[-1].append(label)
         for sf in d.scale_factor_layouts:
-            fold = "B" in sf.datapaths and sf.matrix == "scale_b" and sf.copies == 2
-            extent, n = (256, 256) if fold else (128, 0)
+            extent, n = tmem.scale_example(sf)
             lane, col, byte = tmem.scale_cells(sf, extent, 4, 0, n)
             r = np.broadcast_to(np.arange(extent)[:, None], byte.shape)
             blocks = {}
@@ -581,7 +580,7 @@ def collect_tmem(spec, family: str, variants, figs: Figures) -> None:
             ncols = int(col.max()) + 1
             what = f"{sf.matrix} under {', '.join(sf.datapaths)}"
             groups.setdefault(("scale", ident), ("scale", blocks, ncols, [f"column {c}" for c in range(ncols)],
-                                                 f"{'N = 256' if fold else '128 rows (columns)'}, 4 factors from id 0",
+                                                 f"{f'N = {n}' if n else f'{extent} rows (columns)'}, 4 factors from id 0",
                                                  []))[-1].append(what)
         for what, blocks, ncols, labels, example, names in groups.values():
             key = f"{family}-tmem-{what}-" + file_name("-".join(x.replace(" under ", "-").replace(" = ", "")
