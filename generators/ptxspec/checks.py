@@ -290,6 +290,8 @@ def _tmem(report, spec: Spec, docs) -> None:
         desc = spec.descriptors.get((d["family"], d["name"]))
         if desc is None:
             continue
+        if _wide_shapes(report, d, desc):
+            continue
         places = {t["id"]: t for t in d.get("tmem_layouts", [])}
         for lay in desc.tmem_layouts:
             problem = _datapath_problem(lay, desc.shapes)
@@ -300,6 +302,19 @@ def _tmem(report, spec: Spec, docs) -> None:
             problem = _scale_problem(sf)
             if problem:
                 report(_where(places[sf.name], "name", *problem), f"scale-factor layout {sf.name}: {problem[1]}")
+
+
+def _wide_shapes(report, d, desc) -> bool:
+    """An N wider than tensor memory (D takes a column per element of a row): reported at its shape."""
+    from .tmem import COLUMNS
+    wide = False
+    for i, sh in enumerate(desc.shapes):
+        for key, ns in (("n", sh.n), ("n_sparse", sh.n_sparse or ())):
+            if ns and max(ns) > COLUMNS:
+                report(d["shapes"][i].at(key), f"{key}: N = {max(ns)} would take more than the {COLUMNS} columns of "
+                       "tensor memory")
+                wide = True
+    return wide
 
 
 def _where(entry, default: str, key: str | None, message: str) -> Pos:

@@ -1038,6 +1038,13 @@ case("scale_factors_in_one_byte",
      {_IDESC: edit_real(_IDESC, ('byte: "id + s"\n    description: >\n      Row r', 'byte: "id"\n    description: >\n      Row r'))},
      [(_IDESC, "  - name: sf_a", "scale-factor layout sf_a: two factors land in one byte (copy 0)")])
 
+case("tmem_shape_wider_than_tensor_memory",
+     "A .ws shape allowing N = 100,000,000: checking the data-path layouts at that N would have "
+     "allocated 95 GiB (found in review of the layout check, before it landed in a release).",
+     {_IDESC: edit_real(_IDESC, ("m: [32, 64, 128], n: [64, 128, 256]", "m: [32, 64, 128], n: [64, 128, 100000000]"))},
+     [(_IDESC, "n: [64, 128, 100000000]", "n: N = 100000000 would take more than the 512 columns of tensor memory")],
+     isolate=True)
+
 case("smem_encode_not_a_bit_routing",
      "wgmma's descriptor start_address encoded by the constant 1 (fuzz seed 23, tree 89532): validate "
      "accepted it, and the C++ bindings died inverting it (ValueError).",
