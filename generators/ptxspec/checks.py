@@ -290,7 +290,7 @@ def _tmem(report, spec: Spec, docs) -> None:
         desc = spec.descriptors.get((d["family"], d["name"]))
         if desc is None:
             continue
-        if _wide_shapes(report, d, desc):
+        if _bad_shapes(report, d, desc):
             continue
         places = {t["id"]: t for t in d.get("tmem_layouts", [])}
         for lay in desc.tmem_layouts:
@@ -304,17 +304,21 @@ def _tmem(report, spec: Spec, docs) -> None:
                 report(_where(places[sf.name], "name", *problem), f"scale-factor layout {sf.name}: {problem[1]}")
 
 
-def _wide_shapes(report, d, desc) -> bool:
-    """An N wider than tensor memory (D takes a column per element of a row): reported at its shape."""
+def _bad_shapes(report, d, desc) -> bool:
+    """An M or N below 1, or an N wider than tensor memory (D takes a column per element of a
+    row): reported at its shape."""
     from .tmem import COLUMNS
-    wide = False
+    bad = False
     for i, sh in enumerate(desc.shapes):
-        for key, ns in (("n", sh.n), ("n_sparse", sh.n_sparse or ())):
-            if ns and max(ns) > COLUMNS:
-                report(d["shapes"][i].at(key), f"{key}: N = {max(ns)} would take more than the {COLUMNS} columns of "
+        for key, vs in (("m", sh.m), ("n", sh.n), ("m_sparse", sh.m_sparse or ()), ("n_sparse", sh.n_sparse or ())):
+            if vs and min(vs) < 1:
+                report(d["shapes"][i].at(key), f"{key}: {key[0].upper()} = {min(vs)} is not a size (at least 1)")
+                bad = True
+            elif vs and key[0] == "n" and max(vs) > COLUMNS:
+                report(d["shapes"][i].at(key), f"{key}: N = {max(vs)} would take more than the {COLUMNS} columns of "
                        "tensor memory")
-                wide = True
-    return wide
+                bad = True
+    return bad
 
 
 def _where(entry, default: str, key: str | None, message: str) -> Pos:

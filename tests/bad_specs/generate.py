@@ -1045,6 +1045,32 @@ case("tmem_shape_wider_than_tensor_memory",
      [(_IDESC, "n: [64, 128, 100000000]", "n: N = 100000000 would take more than the 512 columns of tensor memory")],
      isolate=True)
 
+case("descriptor_shape_n_zero",
+     "An N of 0 (written -0) among kind::i8's N values (fuzz seed 23, tree 109978): the tensor-memory "
+     "layout check met an empty D and validate died (ValueError).",
+     {_IDESC: edit_real(_IDESC, ("144, 160, 176", "144, -0, 176"))},
+     [(_IDESC, "144, -0, 176", "n: N = 0 is not a size (at least 1)")])
+
+_WS = "families/tcgen05/mma_ws.yaml"
+case("refinement_leaves_variant_nowhere",
+     "tcgen05.mma.ws's sm_100f alternative deleted (fuzz seed 23, tree 104355): kind::ti16's refinement to "
+     "the sm_107f family then left its variants valid on no target; validate accepted them and the build "
+     "died drawing their requirement table (min() of nothing).",
+     {_WS: edit_real(_WS, ('  - {ptx: "8.8", targets: {family: sm_100f}}\n', "\n"))},
+     [(_WS, '  - when: {kind: "kind::ti16"}',
+       "this refinement leaves tcgen05.mma.ws.cta_group::1.kind::ti16 valid on no target")])
+
+case("refinement_leaves_option_nowhere",
+     "A refinement restricting one collector option of tcgen05.mma.ws to sm_120a, which the instruction "
+     "never requires: the option would have vanished from every variant without a word.",
+     {_WS: edit_real(_WS, ('    why: ".kind::i8 only on sm_100a and sm_110a."\n',
+                           '    why: ".kind::i8 only on sm_100a and sm_110a."\n'
+                           '  - when: {collector_b: "collector::b0::fill"}\n'
+                           '    requires: {targets: sm_120a}\n'
+                           '    why: "wrong on purpose."\n'))},
+     [(_WS, '  - when: {collector_b: "collector::b0::fill"}',
+       "this refinement leaves option .collector::b0::fill valid on no target")])
+
 case("smem_encode_not_a_bit_routing",
      "wgmma's descriptor start_address encoded by the constant 1 (fuzz seed 23, tree 89532): validate "
      "accepted it, and the C++ bindings died inverting it (ValueError).",

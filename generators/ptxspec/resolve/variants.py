@@ -84,10 +84,17 @@ class GroupPlan:
     options: dict[str, list[str]] = field(default_factory=dict)  # option axis -> values
 
 
-def option_requirements(plan: GroupPlan, refinements, fields: dict, values: dict, req):
+def _nowhere(p, r: Refinement, what: str) -> None:
+    """A refinement that leaves a variant (or an option of one) valid on no target: the spec would
+    state an instruction form that exists nowhere, and it would vanish from every artifact."""
+    p.add(r.origin.pos, f"this refinement leaves {what} valid on no target: none of its targets is among those "
+          "its instruction or group requires", cause=("nowhere", id(r)))
+
+
+def option_requirements(plan: GroupPlan, refinements, fields: dict, values: dict, req, p=None):
     """Each option value with its requirement: the variant's, narrowed by the refinements that
     name the value (and match the variant's other fields); and the opcode template with the
-    option placeholders left in."""
+    option placeholders left in. An option a refinement leaves valid nowhere is reported to `p`."""
     if not plan.options:
         return {}, ""
     out = {}
@@ -100,6 +107,8 @@ def option_requirements(plan: GroupPlan, refinements, fields: dict, values: dict
                         all(str(fields.get(k)) == str(x) for k, x in r.when.items() if k != axis):
                     r.used = True
                     vreq = vreq.refined(r.ptx, r.targets)
+                    if p is not None and req.clauses and not vreq.clauses:
+                        _nowhere(p, r, f"option .{value}")
             if vreq.clauses:
                 entries.append((value, vreq))
         out[axis] = tuple(entries)
@@ -145,7 +154,10 @@ class VariantExpander:
                 req = req.refined(r.ptx, r.targets)
                 order = r.metadata_order or order
                 matched.append(r.origin)
-        options, option_template = option_requirements(plan, refinements, fields, values, req)
+                if plan.requirement.clauses and not req.clauses:
+                    _nowhere(self.p, r, ptx)
+                    return None
+        options, option_template = option_requirements(plan, refinements, fields, values, req, self.p)
         layouts = self.fragment_layouts(plan, values, form, shape, types)
         if layouts is None:
             return None
