@@ -6,7 +6,8 @@
 * the descriptors CUTLASS builds for named atoms (values worked out by hand from its headers,
   tcgen05_truth.CUTLASS_IDESCS), by the Python encoder and by the generated C++ (g++);
 * Table 39's shapes (tcgen05_truth.SHAPES_TABLE_39) against the shapes the spec allows;
-* decode inverts encode, and reports what a layout does not allow.
+* decode inverts encode, and reports what a layout does not allow, Table 39's type
+  combinations included.
 """
 from __future__ import annotations
 
@@ -161,9 +162,38 @@ def test_decode_reports_what_the_layout_does_not_allow(spec):
     assert any("atype" in p for p in D.decode(spec, "kind::f16", word | 7 << 7)["problems"])
     # every encodable f16 descriptor decodes to its inputs
     for m, n, a, d, ta in itertools.product((64, 128), (8, 136, 256), ("f16", "bf16"), ("f16", "f32"), (0, 1)):
+        if (a, d) == ("bf16", "f16"):  # Table 39: refused (test_kind_f16_type_combinations_follow_table_39)
+            continue
         w = D.encode(spec, "kind::f16", m=m, n=n, atype=a, btype=a, dtype=d, transpose_a=ta)
         got = D.decode(spec, "kind::f16", w)
         assert (got["m"], got["n"], got["atype"], got["dtype"], got["transpose_a"]) == (m, n, a, d, ta)
+
+
+def test_kind_f16_type_combinations_follow_table_39(spec):
+    """Table 39 gives kind::f16 an f16 D only with f16 A and B (bf16 inputs accumulate into f32):
+    the encoder refuses the others, decode reports them, and the executor's product list
+    (tcgen05.mma's numerics status) names none of them. Other kinds' D types take every input
+    type of the kind."""
+    from ptxspec import tmem_mma
+    types = KIND_TYPES["f16"]
+    assert types["bf16_needs_f32"]
+    for a, b, d in itertools.product(types["ab"], types["ab"], types["dtype"]):
+        args = dict(m=128, n=64, atype=a, btype=b, dtype=d)
+        if d == "f16" and "bf16" in (a, b):
+            with pytest.raises(D.DescriptorError, match="Table 39"):
+                D.encode(spec, "kind::f16", **args)
+            word = D.encode(spec, "kind::f16", **{**args, "dtype": "f32"}) & ~(3 << 4)  # dtype f16 = 0
+            assert [p for p in D.decode(spec, "kind::f16", word)["problems"] if "Table 39" in p], args
+        else:
+            word = D.encode(spec, "kind::f16", **args)
+            assert D.decode(spec, "kind::f16", word)["problems"] == []
+    for kind in ("f8f6f4", "tf32", "i8"):
+        for a, b, d in itertools.product(KIND_TYPES[kind]["ab"], KIND_TYPES[kind]["ab"], KIND_TYPES[kind]["dtype"]):
+            D.encode(spec, KINDS[kind], m=128, n=64, atype=a, btype=b, dtype=d)
+    mma = next(v for v in spec.variants if v.semantics == "tmem_mma" and v.qualifiers.get("kind") == "kind::f16")
+    labels = {label for label, *_ in tmem_mma.products(mma)}
+    assert labels and not {x for x in labels if x.endswith("->f16") and "bf16" in x}, labels
+    assert "f16*f16->f16" in labels and "bf16*bf16->f32" in labels
 
 
 def test_cpp_encoder_matches(spec, tmp_path):

@@ -1980,6 +1980,7 @@ PTXSPEC_HD constexpr uint32_t encode_m(uint32_t x) { return x >> 4; }
 PTXSPEC_HD constexpr uint32_t decode_m(uint32_t v) { return ((v & 0x1fu) << 4); }
 // reserved_29: bits 29..29. Reserved, 0.
 // max_shift: bits 30..31. The largest shift of B that .ws may reuse (none, 8, 16 or 32 columns); 0 outside .ws.
+// Combination (make() does not check it): kind::f16: when dtype f16, then atype f16 and btype f16 (Table 39).
 PTXSPEC_HD constexpr uint32_t make(uint32_t sparsity_selector, uint32_t sparse, uint32_t saturate, uint32_t dtype, uint32_t atype, uint32_t btype, uint32_t negate_a, uint32_t negate_b, uint32_t transpose_a, uint32_t transpose_b, uint32_t n, uint32_t m, uint32_t max_shift) {
   return ((encode_sparsity_selector(sparsity_selector) & 0x3u) << 0)
        | ((sparse & 0x1u) << 2)

@@ -74,8 +74,9 @@ def shapes(spec, selector: str, cta_group: str, ws: bool = False, sparse: bool =
 
 def encode(spec, selector: str, *, family: str = "tcgen05", name: str = "idesc", cta_group: str | None = None,
            ws: bool = False, **values) -> int:
-    """The descriptor for a kind (`selector`) from field inputs. With `cta_group`, M and N are
-    also checked against the shapes the spec allows for it (and for .ws)."""
+    """The descriptor for a kind (`selector`) from field inputs, refused where the values break one
+    of the layout's combinations (Table 39). With `cta_group`, M and N are also checked against the
+    shapes the spec allows for it (and for .ws)."""
     d = descriptor(spec, family, name)
     lay = d.layout(selector)
     known = {f.name for f in lay.fields if f.what != "reserved"}
@@ -83,6 +84,7 @@ def encode(spec, selector: str, *, family: str = "tcgen05", name: str = "idesc",
     if unknown:
         raise DescriptorError(f"{selector}: no field {', '.join(unknown)} (fields: {', '.join(sorted(known))})")
     word = 0
+    named: dict = {}
     for f in lay.fields:
         if f.what == "reserved":
             word |= f.reserved << f.lsb
@@ -101,6 +103,10 @@ def encode(spec, selector: str, *, family: str = "tcgen05", name: str = "idesc",
                 raise DescriptorError(f"{selector}: {f.name} = {value} is not one of {list(legal)}")
             code = _number(f, int(value))
         word |= code << f.lsb
+        named[f.name] = value
+    broken = lay.problems(selector, named)
+    if broken:
+        raise DescriptorError(f"{selector}: {'; '.join(broken)}")
     if cta_group is not None:
         sparse = values.get("sparse") == "sparse"
         allowed = shapes(spec, selector, cta_group, ws, sparse, family, name)
@@ -116,7 +122,8 @@ def encode(spec, selector: str, *, family: str = "tcgen05", name: str = "idesc",
 
 def decode(spec, selector: str, word: int, family: str = "tcgen05", name: str = "idesc") -> dict:
     """Field values of a descriptor for a kind (numbers decoded, codes named; an unknown code is
-    left as its number), and `problems`: what the spec's layout does not allow in it."""
+    left as its number), and `problems`: what the spec's layout does not allow in it (reserved
+    bits, codes and values, and combinations of values)."""
     d = descriptor(spec, family, name)
     lay = d.layout(selector)
     word = int(word)
@@ -139,5 +146,5 @@ def decode(spec, selector: str, word: int, family: str = "tcgen05", name: str = 
         legal = f.legal_for(selector)
         if legal is not None and x not in legal:
             problems.append(f"{f.name} = {x} is not one of {list(legal)} for {selector}")
-    out["problems"] = problems
+    out["problems"] = problems + lay.problems(selector, out)
     return out

@@ -421,11 +421,38 @@ class DescriptorField:
 
 
 @dataclass(frozen=True)
+class DescriptorCombination:
+    """A rule across code fields of a layout (PTX ISA Table 39): for the selector values it names,
+    when every field of `when` holds one of its values, each field of `then` must hold one of its."""
+    selectors: tuple[str, ...]
+    when: tuple[tuple[str, tuple[str, ...]], ...]  # (field, value names), in the spec's order
+    then: tuple[tuple[str, tuple[str, ...]], ...]
+    manual: str
+    description: str = ""
+
+    def problem(self, selector: str, values: dict) -> str | None:
+        """Why named field values break this rule for `selector`, or None when they keep it."""
+        if selector not in self.selectors or any(values.get(f) not in allowed for f, allowed in self.when):
+            return None
+        bad = [f"{f} {values.get(f)!r}" for f, allowed in self.then if values.get(f) not in allowed]
+        if not bad:
+            return None
+        when = " and ".join(f"{f} {'/'.join(v)}" for f, v in self.when)
+        then = " and ".join(f"{f} {'/'.join(v)}" for f, v in self.then)
+        return f"{', '.join(bad)} with {when} ({selector} takes {then} then, {self.manual})"
+
+
+@dataclass(frozen=True)
 class DescriptorLayout:
     name: str
     manual: str
     selectors: tuple[str, ...]  # the selector values (kinds) that use it
     fields: tuple[DescriptorField, ...]
+    combinations: tuple[DescriptorCombination, ...] = ()
+
+    def problems(self, selector: str, values: dict) -> list[str]:
+        """What named code-field values break of the layout's combinations, for `selector`."""
+        return [p for c in self.combinations if (p := c.problem(selector, values)) is not None]
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,8 @@ def products(v) -> list[tuple]:
     tcgen05 shape): [(label 'atype*btype->dtype', rule or None, arithmetic, basis)]. Empty where the
     spec's descriptor tables give the kind no layout (the executor refuses such a variant); a type
     combination with no arithmetic, which the executor refuses too, is left out. Empty too where the
-    spec describes no instruction descriptor (fuzz seed 23, tree 31993: the build died)."""
+    spec describes no instruction descriptor (fuzz seed 23, tree 31993: the build died). So is a
+    combination the descriptor's layout refuses (kind::f16: bf16 A or B into an f16 D)."""
     try:
         desc = instruction_descriptor(v)
     except LookupError:
@@ -147,7 +148,8 @@ def products(v) -> list[tuple]:
     kind = v.qualifiers.get(desc.selector, "")
     if not any(kind in lay.selectors for lay in desc.layouts):
         return []
-    codes = {f.name: sorted(f.codes_for(kind)) for f in desc.layout(kind).fields if f.name in ("atype", "btype", "dtype")}
+    layout = desc.layout(kind)
+    codes = {f.name: sorted(f.codes_for(kind)) for f in layout.fields if f.name in ("atype", "btype", "dtype")}
     sparse, ws, cta = _form(v)
     shapes = D.shapes(v.spec, kind, v.qualifiers.get("cta_group", ""), ws, sparse, v.family, desc.name)
     k = shapes[2] if shapes else 0
@@ -156,6 +158,8 @@ def products(v) -> list[tuple]:
     for a in codes.get("atype", []):
         for b in codes.get("btype", []):
             for d in codes.get("dtype", ["f32"]):
+                if layout.problems(kind, {"atype": a, "btype": b, "dtype": d}):
+                    continue  # a combination the descriptor cannot hold (Table 39)
                 p = Product(kind, 0, 0, k, a, b, d, sparse, ws, cta, {}, scaled,
                             {"kind": kind, "block_scale": v.qualifiers.get("block_scale", "")})
                 rule = _rule(v.spec, p)

@@ -1051,6 +1051,35 @@ case("descriptor_shape_n_zero",
      {_IDESC: edit_real(_IDESC, ("144, 160, 176", "144, -0, 176"))},
      [(_IDESC, "144, -0, 176", "n: N = 0 is not a size (at least 1)")])
 
+case("descriptor_combination_unknown_field",
+     "A Table 39 type combination of the idesc naming a field the layout has not (dtpe): it would never "
+     "apply, and kind::f16 would again encode bf16 inputs into an f16 D.",
+     {_IDESC: edit_real(_IDESC, ("when: {dtype: [f16]}", "when: {dtpe: [f16]}"))},
+     [(_IDESC, "when: {dtpe: [f16]}",
+       "combination when: 'dtpe' is no code field of this layout (atype, btype, dtype, max_shift, sparse)")])
+
+case("descriptor_combination_value_of_no_kind",
+     "A Table 39 type combination requiring an A type that kind::f16 cannot hold (e4m3, a code of "
+     "kind::f8f6f4 only): every f16 D would be refused.",
+     {_IDESC: edit_real(_IDESC, ("then: {atype: [f16], btype: [f16]}", "then: {atype: [e4m3], btype: [f16]}"))},
+     [(_IDESC, "then: {atype: [e4m3], btype: [f16]}",
+       "combination then: atype 'e4m3' is a value of none of kind::f16 (they have bf16, f16)")])
+
+case("descriptor_combination_kind_of_another_layout",
+     "A type combination of the dense idesc layout given for kind::mxf4, whose descriptor has another "
+     "layout (Table 44).",
+     {_IDESC: edit_real(_IDESC, ('      - kinds: ["kind::f16"]\n        when:', '      - kinds: ["kind::mxf4"]\n        when:'))},
+     [(_IDESC, '- kinds: ["kind::mxf4"]',
+       "combination: kind::mxf4 does not use this layout (kind::f16, kind::tf32, kind::f8f6f4, kind::i8)")])
+
+case("smem_descriptor_twice",
+     "A copy of smem/tcgen05.yaml beside it (fuzz seed 23, tree 135574, found by the review of accepted "
+     "trees): validate accepted it and the later file silently replaced the first, so an edited copy "
+     "would have changed the descriptor unseen.",
+     {"smem/tcgen05_copy.yaml": real("smem/tcgen05.yaml")},
+     [("smem/tcgen05_copy.yaml", "family: tcgen05",
+       "the shared-memory descriptor of family tcgen05 is defined twice (also ")])
+
 _WS = "families/tcgen05/mma_ws.yaml"
 case("refinement_leaves_variant_nowhere",
      "tcgen05.mma.ws's sm_100f alternative deleted (fuzz seed 23, tree 104355): kind::ti16's refinement to "

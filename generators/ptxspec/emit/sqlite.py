@@ -170,7 +170,7 @@ def rows(spec: Spec) -> dict[str, list[tuple]]:
 
 
 def _descriptor_rows(spec: Spec, out: dict[str, list[tuple]]) -> None:
-    """bit_descriptor_fields, _codes and _shapes: the run-time descriptors (tcgen05's idesc)."""
+    """bit_descriptor_fields, _codes, _combinations and _shapes: the run-time descriptors (tcgen05's idesc)."""
     for (fam, name), d in sorted(spec.descriptors.items()):
         for lay in d.layouts:
             for f in lay.fields:
@@ -180,6 +180,10 @@ def _descriptor_rows(spec: Spec, out: dict[str, list[tuple]]) -> None:
                                                      f.reserved, f.description))
                 out["bit_descriptor_codes"] += [(fam, name, lay.name, f.name, sel, value, code)
                                                 for sel, table in f.codes.items() for value, code in table.items()]
+            out["bit_descriptor_combinations"] += [
+                (fam, name, lay.name, sel, i, json.dumps({f: list(v) for f, v in c.when}),
+                 json.dumps({f: list(v) for f, v in c.then}), c.manual, " ".join(c.description.split()))
+                for i, c in enumerate(lay.combinations) for sel in c.selectors]
         for sh in d.shapes:
             for sel in sh.selectors:
                 k = d.k.get(sel)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from ..expr import ExprError
 from ..kinds import int_set
-from ..model import (BitDescriptor, DescriptorField, DescriptorLayout, DescriptorShape, Family, ScaleFactorLayout,
-                     TmemLayout)
+from ..model import (BitDescriptor, DescriptorCombination, DescriptorField, DescriptorLayout, DescriptorShape, Family,
+                     ScaleFactorLayout, TmemLayout)
 from ..source import Document
 from .base import Context
 
@@ -111,8 +111,9 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
                 free = [b for b in range(d["bits"]) if not (used >> b) & 1]
                 ctx.p.add(where.at("fields"), f"layout {lay['name']}: bits {free} belong to no field "
                                               "(write reserved fields out)")
+            combos = _combinations(ctx, where, tuple(lay["kinds"]), fields)
             layouts.append(DescriptorLayout(lay["name"], lay.get("manual", ""), tuple(lay["kinds"]),
-                                            tuple(sorted(fields, key=lambda f: f.lsb))))
+                                            tuple(sorted(fields, key=lambda f: f.lsb)), combos))
         shapes = []
         cta = fam.axes.get("cta_group")
         for i, sh in enumerate(d.get("shapes", [])):
@@ -136,6 +137,46 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
         out[key] = BitDescriptor(d["family"], d["name"], d["operand_kind"], d["manual"], d["bits"],
                                  d["description"], d["selector"], layouts, shapes, k, d.pos, tmem, sfl)
     return out
+
+
+def _combinations(ctx: Context, lay, kinds: tuple[str, ...], fields: list[DescriptorField]) -> tuple:
+    """A layout's value combinations: kinds of the layout, fields that are code fields of it, and
+    value names that are codes of the field for at least one of the rule's kinds; no field both
+    in `when` and in `then`."""
+    code_fields = {f.name: f for f in fields if f.what == "codes"}
+    out = []
+    for i, c in enumerate(lay.get("combinations", [])):
+        where = lay["combinations"][i]
+        sel = tuple(c.get("kinds", kinds))
+        bad = [k for k in sel if k not in kinds]
+        if bad:
+            ctx.p.add(where.at("kinds") if "kinds" in c else where, f"combination: {', '.join(bad)} does not use "
+                      f"this layout ({', '.join(kinds)})")
+            continue
+        parts, ok = {}, True
+        for key in ("when", "then"):
+            for name, values in c[key].items():
+                f = code_fields.get(name)
+                if f is None:
+                    ctx.p.add(c[key].at(name),
+                              f"combination {key}: {name!r} is no code field of this layout "
+                              f"({', '.join(sorted(code_fields))})")
+                    ok = False
+                    continue
+                named = {v for k in sel for v in f.codes_for(k)}
+                unknown = [v for v in values if v not in named]
+                if unknown:
+                    ctx.p.add(c[key].at(name),
+                              f"combination {key}: {name} {', '.join(map(repr, unknown))} is a value of none of "
+                              f"{', '.join(sel)} (they have {', '.join(sorted(named))})")
+                    ok = False
+            parts[key] = tuple((name, tuple(values)) for name, values in c[key].items())
+        if ok and set(dict(parts["when"])) & set(dict(parts["then"])):
+            ctx.p.add(where, "combination: a field is both in `when` and in `then`")
+            ok = False
+        if ok:
+            out.append(DescriptorCombination(sel, parts["when"], parts["then"], c["manual"], c.get("description", "")))
+    return tuple(out)
 
 
 _TMEM_NAMES = frozenset({"m", "n", "N", "L"})

@@ -197,8 +197,14 @@ def _report_broken_layout(ctx: Context, cls, body, pos: Pos, exc: ExprError) -> 
 
 def resolve_smem(ctx: Context, docs: list[Document], families: dict[str, Family]) -> dict[str, SharedMemory]:
     out: dict[str, SharedMemory] = {}
+    first: dict[str, str] = {}
     for doc in docs:
         d = doc.data
+        if d["family"] in first:  # one family, one descriptor: a second file would silently win
+            ctx.p.add(d.at("family"), f"the shared-memory descriptor of family {d['family']} is defined twice "
+                                      f"(also {first[d['family']]})")
+            continue
+        first[d["family"]] = doc.path
         fields, used = [], 0
         for i, f in enumerate(d["descriptor"]["fields"]):
             mask = ((1 << f["width"]) - 1) << f["lsb"]

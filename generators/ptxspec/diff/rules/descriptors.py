@@ -21,7 +21,8 @@ def _layouts(desc) -> dict:
 
 
 @rule("descriptor.layout_changed", "breaking",
-      "a descriptor layout changed: a field moved, a code or legal value changed, a kind moved to another layout")
+      "a descriptor layout changed: a field moved, a code, legal value or value combination changed, a kind moved to "
+      "another layout")
 def layout_changed(d):
     for name, bo, ho, _, hent in definitions(d, "descriptor").common():
         bl, hl = _layouts(bo), _layouts(ho)
@@ -36,8 +37,13 @@ def layout_changed(d):
                 bf = {f["name"]: f for f in b["fields"]}
                 hf = {f["name"]: f for f in h["fields"]}
                 fields = sorted(n for n in set(bf) | set(hf) if bf.get(n) != hf.get(n))
+                what = list(fields)
+                if b.get("combinations") != h.get("combinations"):
+                    what.append("its value combinations")
+                if b.get("selectors") != h.get("selectors"):
+                    what.append("its kinds")
                 yield Finding(f"descriptor {name[1]} {lay}", f"descriptor {name[1]} of {name[0]}, layout {lay}: "
-                              f"{', '.join(fields) or 'its kinds'} changed", hent[1] if hent else None,
+                              f"{', '.join(what) or 'its manual reference'} changed", hent[1] if hent else None,
                               details={"fields": fields})
 
 

@@ -180,6 +180,13 @@ def _decode_c(pairs, var: str = "v") -> str:
     return " | ".join(parts) or "0u"
 
 
+def _combination_words(c) -> str:
+    """A layout's value combination as a comment line (make() does not check it)."""
+    def part(pairs):
+        return " and ".join(f"{f} {' or '.join(v)}" for f, v in pairs)
+    return f"{', '.join(c.selectors)}: when {part(c.when)}, then {part(c.then)} ({c.manual})."
+
+
 def bit_descriptors(spec: Spec) -> list[dict]:
     """Per run-time descriptor (spec/descriptors): per layout its fields, code constants, the
     encode/decode of number fields, make() and get_<field>()."""
@@ -215,6 +222,7 @@ def bit_descriptors(spec: Spec) -> list[dict]:
             layouts.append({"name": lay.name, "ident": ident(lay.name), "manual": lay.manual,
                             "kinds": ", ".join(lay.selectors), "fields": fields,
                             "inputs": [f for f in fields if f["what"] != "reserved"],
+                            "combinations": [_combination_words(c) for c in lay.combinations],
                             "consts": sorted(consts.items())})
         out.append({"family": fam, "name": name, "ident": f"{ident(name)}_{ident(fam)}", "bits": d.bits,
                     "ctype": "uint32_t" if d.bits == 32 else "uint64_t", "description": _words(d.description),
