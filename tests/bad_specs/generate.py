@@ -1080,6 +1080,43 @@ case("smem_descriptor_twice",
      [("smem/tcgen05_copy.yaml", "family: tcgen05",
        "the shared-memory descriptor of family tcgen05 is defined twice (also ")])
 
+_I8_SHAPES = '  - {kinds: ["kind::i8"], cta_group: "cta_group::1", ws: false, m: [64, 128], n: [8, 16, 24'
+case("descriptor_shapes_twice",
+     "kind::i8's cta_group::1 shapes given twice (fuzz seed 23, tree 156077): validate accepted it, "
+     "descriptors.shapes read only the first, and the build died on the database's key (IntegrityError).",
+     {_IDESC: edit_real(_IDESC, (_I8_SHAPES, '  - {kinds: ["kind::i8"], cta_group: "cta_group::1", ws: false, '
+                                             'm: [64], n: [8]}\n' + _I8_SHAPES))},
+     [(_IDESC, _I8_SHAPES, "kind::i8, cta_group::1: its shapes are given twice")])
+
+# Names the artifacts key their rows by, given twice: validate accepted each, and the build ended in
+# exit 3 (an IntegrityError on the database's key, or two figures under one name) or silently kept one.
+_SMEM = "smem/wgmma.yaml"
+case("smem_swizzle_mode_twice",
+     "wgmma's 64B swizzle mode renamed 128B: the build died drawing two figures under one name.",
+     {_SMEM: edit_real(_SMEM, ("{name: 64B, code: 2", "{name: 128B, code: 2"))},
+     [(_SMEM, "{name: 128B, code: 2", "swizzle mode 128B is given twice (first at line")])
+case("smem_major_twice",
+     "wgmma's MN major renamed K: two K majors with different transposes, and the build kept one.",
+     {_SMEM: edit_real(_SMEM, ("{name: MN, trans: 1", "{name: K, trans: 1"))},
+     [(_SMEM, "{name: K, trans: 1", "major K is given twice (first at line")])
+case("smem_descriptor_field_twice",
+     "wgmma's stride_byte_offset field renamed leading_byte_offset: the build died on descriptor_fields' key.",
+     {_SMEM: edit_real(_SMEM, ("- name: stride_byte_offset", "- name: leading_byte_offset"))},
+     [(_SMEM, ("- name: leading_byte_offset", 2), "descriptor field leading_byte_offset is given twice")])
+case("smem_canonical_layout_twice",
+     "wgmma's MN-major interleaved canonical layout relabelled K-major: two K-major unswizzled layouts.",
+     {_SMEM: edit_real(_SMEM, ("  - major: MN\n    swizzled: false", "  - major: K\n    swizzled: false"))},
+     [(_SMEM, ("  - major: K", 3), "canonical layout K, not swizzled is given twice (first at line")])
+case("idesc_field_twice",
+     "The idesc's negate_b field renamed negate_a: the build died on bit_descriptor_fields' key.",
+     {_IDESC: edit_real(_IDESC, ('{name: negate_b, lsb: 14, width: 1, encode: "x", legal: {kind::i8',
+                                 '{name: negate_a, lsb: 14, width: 1, encode: "x", legal: {kind::i8'))},
+     [(_IDESC, '{name: negate_a, lsb: 14, width: 1, encode: "x", legal: {kind::i8', "layout dense: field negate_a is given twice (first at line")])
+case("scale_factors_placed_twice",
+     "Layout D listed twice among A's scale-factor data paths: the build died on tmem_scale_layouts' key.",
+     {_IDESC: edit_real(_IDESC, ("datapaths: [A, B, D]", "datapaths: [A, B, D, D]"))},
+     [(_IDESC, "datapaths: [A, B, D, D]", "a data-path layout is listed twice")])
+
 _WS = "families/tcgen05/mma_ws.yaml"
 case("refinement_leaves_variant_nowhere",
      "tcgen05.mma.ws's sm_100f alternative deleted (fuzz seed 23, tree 104355): kind::ti16's refinement to "

@@ -40,6 +40,19 @@ class Context:
     def __init__(self, problems: Problems):
         self.p = problems
 
+    def once(self, items, key, what: str) -> bool:
+        """Whether no two items of a positioned list share `key(item)`; each repeat is a located
+        error naming the first (the artifacts key their rows by these: a repeat was an exit 3)."""
+        first: dict = {}
+        for i, item in enumerate(items):
+            k = key(item)
+            if k in first:
+                self.p.add(items.at(i), f"{what} {k if isinstance(k, str) else ', '.join(map(str, k))} is given twice "
+                                        f"(first at line {first[k].line})")
+            else:
+                first[k] = items.at(i)
+        return len(first) == len(items)
+
     def formula(self, data, key: str, names: frozenset[str], fallback: Pos) -> Formula | None:
         try:
             return compile_formula(str(data[key]), names)

@@ -98,6 +98,7 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
                 elif sel in seen:
                     ctx.p.add(where.at("kinds"), f"{sel!r} has two layouts ({seen[sel]} and {lay['name']})")
                 seen[sel] = lay["name"]
+            ctx.once(lay["fields"], lambda f: f["name"], f"layout {lay['name']}: field")
             fields, used = [], 0
             for j, f in enumerate(lay["fields"]):
                 mask = ((1 << f["width"]) - 1) << f["lsb"]
@@ -116,10 +117,17 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
                                             tuple(sorted(fields, key=lambda f: f.lsb)), combos))
         shapes = []
         cta = fam.axes.get("cta_group")
+        shape_keys: set[tuple] = set()
         for i, sh in enumerate(d.get("shapes", [])):
             for sel in sh["kinds"]:
                 if sel not in seen:
                     ctx.p.add(d["shapes"][i].at("kinds"), f"{sel!r} has no layout")
+                key = (sel, sh["cta_group"], sh["ws"])
+                if key in shape_keys:  # fuzz seed 23, tree 156077: the second entry was ignored by
+                    # descriptors.shapes and broke the database's key (IntegrityError, exit 3)
+                    ctx.p.add(d["shapes"][i].at("kinds"), f"{sel}, {sh['cta_group']}{', .ws' if sh['ws'] else ''}: "
+                                                          "its shapes are given twice")
+                shape_keys.add(key)
             if cta is None or sh["cta_group"] not in cta.values:
                 ctx.p.add(d["shapes"][i].at("cta_group"), f"{sh['cta_group']!r} is not a value of axis cta_group")
             ms, ns = (tuple(int_set(sh[key])) if key in sh else None for key in ("m_sparse", "n_sparse"))
@@ -217,6 +225,15 @@ def _tmem_layouts(ctx: Context, d, cta) -> list[TmemLayout]:
 
 def _scale_factor_layouts(ctx: Context, d, ids: set[str]) -> list[ScaleFactorLayout]:
     out = []
+    placed = d.get("scale_factor_layouts", [])
+    ctx.once(placed, lambda s: s["name"], "scale-factor layout")
+    for i, s in enumerate(placed):  # one placement per matrix and data-path layout
+        seen = {(x["matrix"], p) for x in placed[:i] for p in x["datapaths"]}
+        for p in sorted(set(s["datapaths"])):
+            if (s["matrix"], p) in seen:
+                ctx.p.add(placed[i].at("datapaths"), f"{s['matrix']} under layout {p} is placed twice")
+        if len(set(s["datapaths"])) != len(s["datapaths"]):
+            ctx.p.add(placed[i].at("datapaths"), "a data-path layout is listed twice")
     for i, s in enumerate(d.get("scale_factor_layouts", [])):
         where = d["scale_factor_layouts"][i]
         for p in s["datapaths"]:

@@ -205,6 +205,11 @@ def resolve_smem(ctx: Context, docs: list[Document], families: dict[str, Family]
                                       f"(also {first[d['family']]})")
             continue
         first[d["family"]] = doc.path
+        ctx.once(d["descriptor"]["fields"], lambda f: f["name"], "descriptor field")
+        ctx.once(d["swizzle_modes"], lambda m: m["name"], "swizzle mode")
+        ctx.once(d.get("majors", []), lambda m: m["name"], "major")
+        ctx.once(d["canonical_layouts"], lambda c: (c["major"], "swizzled" if c["swizzled"] else "not swizzled"),
+                 "canonical layout")
         fields, used = [], 0
         for i, f in enumerate(d["descriptor"]["fields"]):
             mask = ((1 << f["width"]) - 1) << f["lsb"]
