@@ -1086,7 +1086,7 @@ case("descriptor_shapes_twice",
      "descriptors.shapes read only the first, and the build died on the database's key (IntegrityError).",
      {_IDESC: edit_real(_IDESC, (_I8_SHAPES, '  - {kinds: ["kind::i8"], cta_group: "cta_group::1", ws: false, '
                                              'm: [64], n: [8]}\n' + _I8_SHAPES))},
-     [(_IDESC, _I8_SHAPES, "kind::i8, cta_group::1: its shapes are given twice")])
+     [(_IDESC, _I8_SHAPES, "the shapes of kind::i8, cta_group::1 is given twice (first at line")])
 
 # Names the artifacts key their rows by, given twice: validate accepted each, and the build ended in
 # exit 3 (an IntegrityError on the database's key, or two figures under one name) or silently kept one.
@@ -1115,7 +1115,7 @@ case("idesc_field_twice",
 case("scale_factors_placed_twice",
      "Layout D listed twice among A's scale-factor data paths: the build died on tmem_scale_layouts' key.",
      {_IDESC: edit_real(_IDESC, ("datapaths: [A, B, D]", "datapaths: [A, B, D, D]"))},
-     [(_IDESC, "datapaths: [A, B, D, D]", "a data-path layout is listed twice")])
+     [(_IDESC, "datapaths: [A, B, D, D]", "the scale-factor placement of scale_a under layout D is given twice")])
 
 _WS = "families/tcgen05/mma_ws.yaml"
 case("refinement_leaves_variant_nowhere",

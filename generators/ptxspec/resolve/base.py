@@ -40,18 +40,20 @@ class Context:
     def __init__(self, problems: Problems):
         self.p = problems
 
-    def once(self, items, key, what: str) -> bool:
-        """Whether no two items of a positioned list share `key(item)`; each repeat is a located
-        error naming the first (the artifacts key their rows by these: a repeat was an exit 3)."""
+    def once(self, items, key, what: str, at: str | None = None) -> None:
+        """Report each item of a positioned list whose `key(item)` (or one of its keys, when it gives
+        a list) repeats an earlier one, at its line, naming the first: the artifacts key their rows
+        by these, and a repeat ended the build in exit 3 or was silently dropped. `at`: the item's
+        key whose line is reported (default: the item's)."""
         first: dict = {}
         for i, item in enumerate(items):
-            k = key(item)
-            if k in first:
-                self.p.add(items.at(i), f"{what} {k if isinstance(k, str) else ', '.join(map(str, k))} is given twice "
-                                        f"(first at line {first[k].line})")
-            else:
-                first[k] = items.at(i)
-        return len(first) == len(items)
+            k, pos = key(item), items[i].at(at) if at else items.at(i)
+            for one in k if isinstance(k, list) else [k]:
+                if one in first:
+                    text = one if isinstance(one, str) else ", ".join(map(str, one))
+                    self.p.add(pos, f"{what} {text} is given twice (first at line {first[one].line})")
+                else:
+                    first[one] = pos
 
     def formula(self, data, key: str, names: frozenset[str], fallback: Pos) -> Formula | None:
         try:

@@ -117,17 +117,14 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
                                             tuple(sorted(fields, key=lambda f: f.lsb)), combos))
         shapes = []
         cta = fam.axes.get("cta_group")
-        shape_keys: set[tuple] = set()
+        # fuzz seed 23, tree 156077: a second entry was ignored by descriptors.shapes and broke the
+        # database's key (IntegrityError, exit 3)
+        ctx.once(d.get("shapes", []), lambda sh: [f"{k}, {sh['cta_group']}{', .ws' if sh['ws'] else ''}"
+                                                  for k in sh["kinds"]], "the shapes of", "kinds")
         for i, sh in enumerate(d.get("shapes", [])):
             for sel in sh["kinds"]:
                 if sel not in seen:
                     ctx.p.add(d["shapes"][i].at("kinds"), f"{sel!r} has no layout")
-                key = (sel, sh["cta_group"], sh["ws"])
-                if key in shape_keys:  # fuzz seed 23, tree 156077: the second entry was ignored by
-                    # descriptors.shapes and broke the database's key (IntegrityError, exit 3)
-                    ctx.p.add(d["shapes"][i].at("kinds"), f"{sel}, {sh['cta_group']}{', .ws' if sh['ws'] else ''}: "
-                                                          "its shapes are given twice")
-                shape_keys.add(key)
             if cta is None or sh["cta_group"] not in cta.values:
                 ctx.p.add(d["shapes"][i].at("cta_group"), f"{sh['cta_group']!r} is not a value of axis cta_group")
             ms, ns = (tuple(int_set(sh[key])) if key in sh else None for key in ("m_sparse", "n_sparse"))
@@ -158,7 +155,7 @@ def _combinations(ctx: Context, lay, kinds: tuple[str, ...], fields: list[Descri
         sel = tuple(c.get("kinds", kinds))
         bad = [k for k in sel if k not in kinds]
         if bad:
-            ctx.p.add(where.at("kinds") if "kinds" in c else where, f"combination: {', '.join(bad)} does not use "
+            ctx.p.add(where.at("kinds"), f"combination: {', '.join(bad)} does not use "
                       f"this layout ({', '.join(kinds)})")
             continue
         parts, ok = {}, True
@@ -227,13 +224,8 @@ def _scale_factor_layouts(ctx: Context, d, ids: set[str]) -> list[ScaleFactorLay
     out = []
     placed = d.get("scale_factor_layouts", [])
     ctx.once(placed, lambda s: s["name"], "scale-factor layout")
-    for i, s in enumerate(placed):  # one placement per matrix and data-path layout
-        seen = {(x["matrix"], p) for x in placed[:i] for p in x["datapaths"]}
-        for p in sorted(set(s["datapaths"])):
-            if (s["matrix"], p) in seen:
-                ctx.p.add(placed[i].at("datapaths"), f"{s['matrix']} under layout {p} is placed twice")
-        if len(set(s["datapaths"])) != len(s["datapaths"]):
-            ctx.p.add(placed[i].at("datapaths"), "a data-path layout is listed twice")
+    ctx.once(placed, lambda s: [f"{s['matrix']} under layout {p}" for p in s["datapaths"]],
+             "the scale-factor placement of", "datapaths")  # one per matrix and data-path layout
     for i, s in enumerate(d.get("scale_factor_layouts", [])):
         where = d["scale_factor_layouts"][i]
         for p in s["datapaths"]:
