@@ -1955,7 +1955,7 @@ PTXSPEC_HD constexpr uint32_t decode_sparsity_selector(uint32_t v) { return (v &
 // saturate: bits 3..3. Clamp the integer result to the s32 range (kind::i8 only). Legal: kind::i8: 0, 1; other kinds: 0.
 PTXSPEC_HD constexpr uint32_t encode_saturate(uint32_t x) { return x; }
 PTXSPEC_HD constexpr uint32_t decode_saturate(uint32_t v) { return (v & 0x1u); }
-// dtype: bits 4..5. The type of D.
+// dtype: bits 4..5. The type of D (Table 42 gives kind::f16 and kind::f8f6f4 one cell, F16 = 0 and F32 = 1; Table 39 lists .f32 and .f16 for kind::f8f6f4).
 // reserved_6: bits 6..6. Reserved, 0.
 // atype: bits 7..9. The type of A.
 // btype: bits 10..12. The type of B.

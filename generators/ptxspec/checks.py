@@ -302,6 +302,11 @@ def _tmem(report, spec: Spec, docs) -> None:
             problem = _scale_problem(sf)
             if problem:
                 report(_where(places[sf.name], "name", *problem), f"scale-factor layout {sf.name}: {problem[1]}")
+        places = {m["name"]: m for m in d.get("metadata_layouts", [])}
+        for ml in desc.metadata_layouts:
+            problem = _metadata_problem(desc, ml)
+            if problem:
+                report(_where(places[ml.name], "name", *problem), f"metadata layout {ml.name}: {problem[1]}")
 
 
 def _bad_shapes(report, d, desc) -> bool:
@@ -325,7 +330,7 @@ def _where(entry, default: str, key: str | None, message: str) -> Pos:
     """The line of the formula a problem names (`key`, or the one whose text the message quotes),
     else the layout's first line."""
     if key is None:
-        key = next((k for k in ("lane", "column", "byte") if isinstance(entry.get(k), str)
+        key = next((k for k in ("lane", "column", "byte", "bit") if isinstance(entry.get(k), str)
                     and repr(entry[k]) in message), default)
     return entry.at(key)
 
@@ -367,6 +372,36 @@ def _datapath_problem(lay, shapes) -> tuple[str | None, str] | None:
                 return "a_lanes", f"{exc}{at}"
             if lanes is not None and (lanes.min() < 0 or lanes.max() >= tmem.LANES):
                 return "a_lanes", f"a row of A lands outside lanes 0-{tmem.LANES - 1}{at}"
+    return None
+
+
+def _metadata_problem(desc, ml) -> tuple[str | None, str] | None:
+    """Every chunk of every row of each kind's sparse K, under each data path and selector, in
+    tensor memory and in a 4-bit field of its own."""
+    from . import tmem
+    rules = {k: r for r in desc.sparsity for k in r.kinds}
+    rows = {t.id: t.rows for t in desc.tmem_layouts}
+    for kind in ml.kinds:
+        if kind not in rules or kind not in desc.k:
+            continue
+        chunks = 2 * desc.k[kind] // rules[kind].chunk
+        for path in ml.datapaths:
+            for sel in ml.ids:
+                at = f" ({kind}, layout {path}, selector {sel})"
+                try:
+                    lane, col, bit = tmem.metadata_cells(ml, rows.get(path, tmem.LANES), chunks, sel)
+                except tmem.TmemError as exc:
+                    return "bit", f"{exc}{at}"
+                except (ExprError, ArithmeticError, ValueError) as exc:
+                    return None, f"{exc}{at}"
+                if lane.min() < 0 or lane.max() >= tmem.LANES:
+                    return "lane", f"a chunk lands outside lanes 0-{tmem.LANES - 1}{at}"
+                if col.min() < 0 or col.max() >= tmem.COLUMNS:
+                    return "column", f"a chunk lands outside columns 0-{tmem.COLUMNS - 1}{at}"
+                if (bit % 4).any():
+                    return "bit", f"a 4-bit field starts at bit {int(bit[bit % 4 != 0][0])}, not a multiple of 4{at}"
+                if np.bincount(((lane * tmem.COLUMNS + col) * 8 + bit // 4).ravel()).max() > 1:
+                    return None, f"two chunks land in one 4-bit field{at}"
     return None
 
 

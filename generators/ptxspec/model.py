@@ -497,6 +497,37 @@ class ScaleFactorLayout:
     description: str
 
 
+@dataclass(frozen=True)
+class SparsityRule:
+    """How a sparse A's chunks are described for some kinds: `chunk` elements keep half, in
+    sub-chunks of `unit`; `codes` maps each meaningful 4-bit metadata field to the sub-chunks kept."""
+    kinds: tuple[str, ...]
+    manual: str
+    chunk: int
+    unit: int
+    codes: tuple[tuple[int, tuple[int, ...]], ...]
+    description: str
+
+    @property
+    def kept(self) -> int:
+        """Sub-chunks kept per chunk."""
+        return self.chunk // self.unit // 2
+
+
+@dataclass(frozen=True)
+class MetadataLayout:
+    """Where the sparsity metadata of A lies in tensor memory, for some kinds and data paths."""
+    name: str
+    manual: str
+    kinds: tuple[str, ...]
+    datapaths: tuple[str, ...]
+    ids: tuple[int, ...]  # the sparsity-selector values described
+    lane: Formula  # over r, c, id
+    column: Formula
+    bit: Formula
+    description: str
+
+
 @dataclass
 class BitDescriptor:
     """A run-time descriptor operand as data (spec/descriptors/): tcgen05.mma's idesc."""
@@ -513,6 +544,8 @@ class BitDescriptor:
     pos: Pos | None = None
     tmem_layouts: list[TmemLayout] = field(default_factory=list)
     scale_factor_layouts: list[ScaleFactorLayout] = field(default_factory=list)
+    sparsity: list[SparsityRule] = field(default_factory=list)
+    metadata_layouts: list[MetadataLayout] = field(default_factory=list)
 
     def layout(self, selector: str) -> DescriptorLayout:
         for lay in self.layouts:

@@ -1,7 +1,7 @@
 """Tensor memory as tcgen05.mma sees it: where D, A (from TMEM) and the block-scale factors lie.
 
-Everything is evaluated from the descriptor's `tmem_layouts` and `scale_factor_layouts`
-(spec/descriptors/tcgen05.yaml); no lane or column constant lives here. Lanes and columns are
+Everything is evaluated from the descriptor's `tmem_layouts`, `scale_factor_layouts`, `sparsity`
+and `metadata_layouts` (spec/descriptors/tcgen05.yaml); no lane or column constant lives here. Lanes and columns are
 relative to the TMEM address the instruction names; columns are 32-bit cells.
 
     from ptxspec import tmem
@@ -9,6 +9,8 @@ relative to the TMEM address the instruction names; columns are 32-bit cells.
     lane, col = tmem.d_cells(lay, n=128, align=16)     # (64, 128) arrays: D[m, n] is at (lane, col)
     lanes, col, bit = tmem.a_cells(lay, k=32, bits=8)  # A[m, k]: (copies, 64, 32) lanes, bit in the cell
     sf = tmem.scale_layout(spec, "scale_a", lay.id)    # where the scale factors of A lie
+    ml = tmem.metadata_layout(spec, "kind::f16", "D")   # where a sparse A's metadata lies
+    lane, col, bit = tmem.metadata_cells(ml, rows=128, chunks=8, sel=0)
 """
 from __future__ import annotations
 
@@ -16,8 +18,8 @@ import numpy as np
 
 from .descriptors import descriptor
 
-__all__ = ["datapath", "d_cells", "a_cells", "scale_layout", "scale_cells", "scale_example", "TmemError", "LANES",
-           "COLUMNS", "CELL_BITS"]
+__all__ = ["datapath", "d_cells", "a_cells", "scale_layout", "scale_cells", "scale_example", "sparsity_rule",
+           "metadata_layout", "metadata_cells", "TmemError", "LANES", "COLUMNS", "CELL_BITS"]
 
 LANES = 128  # lanes of a CTA's tensor memory (PTX ISA 9.7.16.1)
 COLUMNS = 512  # 32-bit columns of a CTA's tensor memory (PTX ISA 9.7.16.1)
@@ -100,3 +102,36 @@ def scale_cells(sf, extent: int, factors: int, sf_id: int, n: int = 0) -> tuple[
     if (byte < 0).any() or (byte > 3).any():
         raise TmemError(f"{sf.name}: {factors} factors from byte {sf_id} do not fit in a {CELL_BITS}-bit cell")
     return lane, col, byte
+
+
+def sparsity_rule(spec, kind: str, family: str = "tcgen05", name: str = "idesc"):
+    """The SparsityRule of a kind: its chunk, sub-chunk and meaningful metadata codes."""
+    for r in descriptor(spec, family, name).sparsity:
+        if kind in r.kinds:
+            return r
+    raise TmemError(f"how a sparse A of {kind} is described is not in the spec")
+
+
+def metadata_layout(spec, kind: str, datapath_id: str, family: str = "tcgen05", name: str = "idesc"):
+    """The MetadataLayout of a kind's sparsity metadata under a data-path layout."""
+    for m in descriptor(spec, family, name).metadata_layouts:
+        if kind in m.kinds and datapath_id in m.datapaths:
+            return m
+    raise TmemError(f"where the sparsity metadata of {kind} lies under data-path layout {datapath_id} is not "
+                    "stated in the spec")
+
+
+def metadata_cells(ml, rows: int, chunks: int, sel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lane, column, bit) of the 4-bit metadata field of chunk c of row r (r < rows, c < chunks),
+    three (rows, chunks) int arrays, for sparsity selector `sel`."""
+    if sel not in ml.ids:
+        raise TmemError(f"{ml.name}: sparsity selector {sel} is not described (it states {list(ml.ids)})")
+    r = np.arange(rows, dtype=np.int64)[:, None]
+    c = np.arange(chunks, dtype=np.int64)[None, :]
+    shape = (rows, chunks)
+    lane, col, bit = (np.broadcast_to(np.asarray(f(r=r, c=c, id=sel), np.int64), shape).copy()
+                      for f in (ml.lane, ml.column, ml.bit))
+    if (bit < 0).any() or (bit > CELL_BITS - 4).any():
+        raise TmemError(f"a 4-bit field at bit {int(bit.max() if bit.max() > 0 else bit.min())} does not fit in a "
+                        f"{CELL_BITS}-bit cell")
+    return lane, col, bit

@@ -20,9 +20,13 @@ where, all from the spec:
   descriptor describes, else the block-scaling models of `ptxspec.blockscale` (kind_params); none
   of it ran on a Blackwell GPU: the status `numerics.status_rows` derives from `products` says so.
 
-Sparse forms (tcgen05.mma.sp) take the kept positions as `meta`: an int array (rows, K // chunk,
-kept) of positions within each chunk of K (2 of 4; tf32 1 of 2; 4-bit kinds 2 pairs of 4), since
-where the metadata lies in TMEM is not in the spec. .ws forms run with a zero-column mask (its
+Sparse forms (tcgen05.mma.sp) read the metadata at `sp_meta` in the TMEM image, where the spec's
+metadata layout for the kind and data path puts it (M = 128 and 256; kind::f16 and the 8-bit and
+4-bit kinds), each chunk's 4-bit field decoded by the kind's sparsity rule (a field the manual
+does not call meaningful is an error). Where no metadata layout is stated (M = 64, M = 128 over a
+CTA pair, kind::tf32), or to bypass TMEM, pass `meta`: an int array (rows, K // chunk, kept) of the
+sub-chunks each chunk keeps (2 of 4; tf32 1 of 2; 4-bit kinds 2 pairs of 4; with .cta_group::2 one
+such array per CTA). .ws forms run with a zero-column mask (its
 descriptor: spec/descriptors/tcgen05_zero_column_mask.yaml) that zeroes no column (non_zero_mask
 0); .ashift and .decompress::lut::b are not executed.
 """
@@ -222,16 +226,16 @@ def _cells(img, lane, col, what):
     return img[lane, col]
 
 
-def _sparse_expand(p: Product, spec, packed, meta):
-    """Dense A (rows, K) and its kept mask from packed A (rows, K/2) and kept positions."""
-    bits = spec.types[p.atype].bits
-    chunk, unit = (2, 1) if bits == 32 else (8, 2) if p.kind in ("kind::mxf4", "kind::mxf4nvf4") else (4, 1)
+def _sparse_expand(p: Product, spec, packed, meta, family: str, name: str):
+    """Dense A (rows, K) and its kept mask from packed A (rows, K/2) and the kept sub-chunks of
+    each chunk (rows, K // chunk, kept), rising (chunk and sub-chunk from the spec's sparsity rule)."""
+    rule = tmem.sparsity_rule(spec, p.kind, family, name)
+    chunk, unit, per = rule.chunk, rule.unit, rule.kept
     rows, half = packed.shape
     K = half * 2
     meta = np.asarray(meta, np.int64)
-    per = chunk // unit // 2
     if meta.shape != (rows, K // chunk, per):
-        raise ValueError(f"meta must be shaped {(rows, K // chunk, per)} (positions kept per chunk of {chunk})")
+        raise ValueError(f"meta must be shaped {(rows, K // chunk, per)} (sub-chunks kept per chunk of {chunk})")
     if (meta < 0).any() or (meta >= chunk // unit).any() or (np.diff(meta, axis=-1) <= 0).any():
         raise ValueError(f"meta: positions must rise within each chunk and lie in 0..{chunk // unit - 1}")
     cols = (meta[..., None] * unit + np.arange(unit)) + (np.arange(K // chunk) * chunk)[None, :, None, None]
@@ -242,6 +246,30 @@ def _sparse_expand(p: Product, spec, packed, meta):
     dense[r, cols] = packed
     kept[r, cols] = True
     return dense, kept
+
+
+def _meta_from_tmem(v, p: Product, lay, cimg, ops, rows: int):
+    """The kept sub-chunks (rows, K // chunk, kept) that the metadata at sp_meta describes: each
+    chunk's 4-bit field where the spec's metadata layout puts it, decoded by the sparsity rule."""
+    desc = instruction_descriptor(v)
+    rule = tmem.sparsity_rule(v.spec, p.kind, v.family, desc.name)
+    ml = tmem.metadata_layout(v.spec, p.kind, lay.id, v.family, desc.name)
+    if "sp_meta" not in ops:
+        raise OperandError(f"{v.id} is sparse: pass sp_meta= (the metadata's TMEM address), or meta= (the kept "
+                           "sub-chunks)")
+    lane, col, bit = tmem.metadata_cells(ml, rows, p.k // rule.chunk, int(p.fields.get("sparsity_selector", 0)))
+    lane0, col0 = _addr(v, "sp_meta", ops)
+    fields = (_cells(cimg, lane + lane0, col + col0, "the sparsity metadata").astype(np.int64) >> bit) & 0xF
+    table = np.full(16, -1, np.int64)
+    kept = np.zeros((16, rule.kept), np.int64)
+    for i, (code, pos) in enumerate(rule.codes):
+        table[code], kept[code] = i, pos
+    bad = table[fields] < 0
+    if bad.any():
+        r, c = (int(x[0]) for x in np.nonzero(bad))
+        raise ValueError(f"{v.id}: the metadata of row {r}, chunk {c} is {int(fields[r, c]):#06b}, not one of the "
+                         f"codes the manual calls meaningful ({', '.join(f'{c:#06b}' for c, _ in rule.codes)})")
+    return kept[fields]
 
 
 def _negate(spec, codes, tname):
@@ -372,9 +400,9 @@ def _run(v, tmem_img, smem, smem_origin, meta, ops):
             a = _negate(spec, a, p.atype)
         kept = None
         if p.sparse:
-            if meta is None:
-                raise OperandError(f"{v.id} is sparse: pass meta= (the kept positions)")
-            a, kept = _sparse_expand(p, spec, a, np.asarray(meta)[cta] if p.cta == 2 else meta)
+            lay_meta = (np.asarray(meta)[cta] if p.cta == 2 else meta) if meta is not None else \
+                _meta_from_tmem(v, p, lay, img[cta] if p.cta == 2 else img, ops, rows)
+            a, kept = _sparse_expand(p, spec, a, lay_meta, v.family, instruction_descriptor(v).name)
         lane, col, cimg = c_parts[cta]
         raw = _cells(cimg, lane, col, "D")
         dbits = spec.types[p.dtype].bits

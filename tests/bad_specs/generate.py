@@ -1116,6 +1116,32 @@ case("scale_factors_placed_twice",
      "Layout D listed twice among A's scale-factor data paths: the build died on tmem_scale_layouts' key.",
      {_IDESC: edit_real(_IDESC, ("datapaths: [A, B, D]", "datapaths: [A, B, D, D]"))},
      [(_IDESC, "datapaths: [A, B, D, D]", "the scale-factor placement of scale_a under layout D is given twice")])
+case("metadata_layout_twice",
+     "kind::f16's sparsity metadata also placed by the 8-bit layout: two placements for one kind and data path.",
+     {_IDESC: edit_real(_IDESC, ('kinds: ["kind::f8f6f4", "kind::mxf8f6f4", "kind::i8", "kind::mxf4", "kind::mxf4nvf4"]',
+                                 'kinds: ["kind::f16", "kind::mxf8f6f4", "kind::i8", "kind::mxf4", "kind::mxf4nvf4"]'))},
+     [(_IDESC, 'kinds: ["kind::f16", "kind::mxf8f6f4"', "the metadata layout of kind::f16 under layout A is given twice")])
+case("metadata_fields_overlap",
+     "The 8-bit metadata layout's bit formula loses its factor 4: chunks share 4-bit fields.",
+     {_IDESC: edit_real(_IDESC, ('bit: "4 * (c % 8)"', 'bit: "c % 8"'))},
+     [(_IDESC, 'bit: "c % 8"', "metadata layout meta_f8f6f4: a 4-bit field starts at bit 1, not a multiple of 4")])
+case("metadata_outside_the_cell",
+     "The f16 metadata layout's fields moved 20 bits up: the high rows' fields leave the 32-bit cell.",
+     {_IDESC: edit_real(_IDESC, ('bit: "16 * ((r // 8) % 2) + 4 * (c % 4)"', 'bit: "16 * ((r // 8) % 2) + 4 * (c % 4) + 20"'))},
+     [(_IDESC, 'bit: "16 * ((r // 8) % 2) + 4 * (c % 4) + 20"', "metadata layout meta_f16: a 4-bit field at bit 48 does not fit")])
+case("sparsity_code_keeps_too_few",
+     "A 2:4 metadata code that keeps one element: half of each chunk must be kept.",
+     {_IDESC: edit_real(_IDESC, ('"0b1000": [0, 2]', '"0b1000": [2]'))},
+     [(_IDESC, '"0b1000": [2]', "sparsity: code 0b1000 must keep 2 distinct sub-chunks of 0-3, not [2]")])
+case("sparsity_kind_twice",
+     "kind::mxf4 given the 2:4 rule as well as its own 4:8 rule.",
+     {_IDESC: edit_real(_IDESC, ('kinds: ["kind::f16", "kind::f8f6f4", "kind::mxf8f6f4", "kind::i8"]',
+                                 'kinds: ["kind::f16", "kind::f8f6f4", "kind::mxf8f6f4", "kind::i8", "kind::mxf4"]'))},
+     [(_IDESC, ('kinds: ["kind::mxf4", "kind::mxf4nvf4"]', 2), "the sparsity of kind::mxf4 is given twice")])
+case("metadata_layout_unknown_datapath",
+     "The f16 metadata layout names data path X, which no tmem layout has.",
+     {_IDESC: edit_real(_IDESC, ('datapaths: [A, D]\n    ids: [0, 1]', 'datapaths: [A, X]\n    ids: [0, 1]'))},
+     [(_IDESC, "datapaths: [A, X]", "'X' is no tmem layout")])
 
 _WS = "families/tcgen05/mma_ws.yaml"
 case("refinement_leaves_variant_nowhere",
@@ -1355,7 +1381,7 @@ case("tmem_layout_unknown_name",
 
 case("tmem_scale_layout_unknown_datapath",
      "A scale-factor placement names a data-path layout Z that tmem_layouts does not define.",
-     {IDESC: edit_real(IDESC, ("    datapaths: [A, D]", "    datapaths: [A, Z]"))},
+     {IDESC: edit_real(IDESC, ("    matrix: scale_b\n    datapaths: [A, D]", "    matrix: scale_b\n    datapaths: [A, Z]"))},
      [(IDESC, "    datapaths: [A, Z]", "'Z' is no tmem layout (they are A, B, C, D, E, F, G)")])
 
 case("tmem_layout_case_twice",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..expr import ExprError
 from ..kinds import int_set
 from ..model import (BitDescriptor, DescriptorCombination, DescriptorField, DescriptorLayout, DescriptorShape, Family,
-                     ScaleFactorLayout, TmemLayout)
+                     MetadataLayout, ScaleFactorLayout, SparsityRule, TmemLayout)
 from ..source import Document
 from .base import Context
 
@@ -139,8 +139,10 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
             ctx.p.add(d.at("name"), f"descriptor {d['name']} of {d['family']} is defined twice")
         tmem = _tmem_layouts(ctx, d, cta)
         sfl = _scale_factor_layouts(ctx, d, {t.id for t in tmem})
+        sparsity = _sparsity(ctx, d, seen)
+        meta = _metadata_layouts(ctx, d, {t.id for t in tmem}, {k for r in d.get("sparsity", []) for k in r["kinds"]})
         out[key] = BitDescriptor(d["family"], d["name"], d["operand_kind"], d["manual"], d["bits"],
-                                 d["description"], d["selector"], layouts, shapes, k, d.pos, tmem, sfl)
+                                 d["description"], d["selector"], layouts, shapes, k, d.pos, tmem, sfl, sparsity, meta)
     return out
 
 
@@ -186,6 +188,7 @@ def _combinations(ctx: Context, lay, kinds: tuple[str, ...], fields: list[Descri
 
 _TMEM_NAMES = frozenset({"m", "n", "N", "L"})
 _SF_NAMES = frozenset({"r", "s", "q", "id", "N"})
+_META_NAMES = frozenset({"r", "c", "id"})
 
 
 def _tmem_layouts(ctx: Context, d, cta) -> list[TmemLayout]:
@@ -236,4 +239,58 @@ def _scale_factor_layouts(ctx: Context, d, ids: set[str]) -> list[ScaleFactorLay
             continue
         out.append(ScaleFactorLayout(s["name"], s["manual"], s["matrix"], tuple(s["datapaths"]), s["copies"],
                                      *fs, s["description"]))  # type: ignore[arg-type]
+    return out
+
+
+def _sparsity(ctx: Context, d, kinds) -> list[SparsityRule]:
+    """sparsity: kinds of the descriptor, each in one rule; chunks of whole kept and dropped
+    sub-chunks; each code keeps half the sub-chunks, distinct and inside the chunk."""
+    rules = d.get("sparsity", [])
+    ctx.once(rules, lambda r: list(r["kinds"]), "the sparsity of", "kinds")
+    out = []
+    for i, r in enumerate(rules):
+        where, ok = rules[i], True
+        for sel in r["kinds"]:
+            if sel not in kinds:
+                ctx.p.add(where.at("kinds"), f"sparsity: {sel!r} has no layout")
+                ok = False
+        if r["chunk"] % (2 * r["unit"]):
+            ctx.p.add(where.at("unit"), f"sparsity: a chunk of {r['chunk']} is no whole number of pairs of "
+                                        f"{r['unit']}-element sub-chunks")
+            continue
+        subs, kept = r["chunk"] // r["unit"], r["chunk"] // r["unit"] // 2
+        codes = []
+        for code, pos in r["codes"].items():
+            if len(pos) != kept or len(set(pos)) != kept or max(pos) >= subs:
+                ctx.p.add(r["codes"].at(code), f"sparsity: code {code} must keep {kept} distinct sub-chunks of "
+                                               f"0-{subs - 1}, not {list(pos)}")
+                ok = False
+            codes.append((int(code, 2), tuple(pos)))
+        if ok:
+            out.append(SparsityRule(tuple(r["kinds"]), r["manual"], r["chunk"], r["unit"], tuple(codes),
+                                    r.get("description", "")))
+    return out
+
+
+def _metadata_layouts(ctx: Context, d, ids: set[str], sparse_kinds: set[str]) -> list[MetadataLayout]:
+    """metadata_layouts: kinds with a sparsity rule, known data paths, one layout per kind and
+    data path."""
+    lays = d.get("metadata_layouts", [])
+    ctx.once(lays, lambda m: m["name"], "metadata layout")
+    ctx.once(lays, lambda m: [f"{k} under layout {p}" for k in m["kinds"] for p in m["datapaths"]],
+             "the metadata layout of", "kinds")
+    out = []
+    for i, m in enumerate(lays):
+        where = lays[i]
+        for sel in m["kinds"]:
+            if sel not in sparse_kinds:
+                ctx.p.add(where.at("kinds"), f"metadata layout {m['name']}: {sel!r} has no sparsity rule")
+        for p in m["datapaths"]:
+            if p not in ids:
+                ctx.p.add(where.at("datapaths"), f"{p!r} is no tmem layout (they are {', '.join(sorted(ids))})")
+        fs = [ctx.formula(m, key, _META_NAMES, d.pos) for key in ("lane", "column", "bit")]
+        if None in fs:
+            continue
+        out.append(MetadataLayout(m["name"], m["manual"], tuple(m["kinds"]), tuple(m["datapaths"]), tuple(m["ids"]),
+                                  *fs, m["description"]))  # type: ignore[arg-type]
     return out

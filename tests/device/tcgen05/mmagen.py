@@ -5,10 +5,10 @@
     bash tests/device/tcgen05/run_mma.sh BUILD            # on an sm_100a machine: BUILD/mma_results.bin
     python3 tests/device/tcgen05/mmagen.py BUILD --check  # BUILD/mma_report.json, exit 1 on any mismatch
 
-One kernel per case (CASES: a tcgen05.mma / .mma.ws variant, an instruction descriptor and the
-operand addresses), launched as one warpgroup of one CTA. Each kernel copies its shared-memory
-image into shared memory and its TMEM image (128 lanes x COLS columns: D, A from TMEM, scale
-factors) into a fresh 512-column allocation with .32x32b stores; thread 0 issues the instruction
+One kernel per case (CASES: a tcgen05.mma / .mma.ws / .mma.sp variant, an instruction descriptor
+and the operand addresses), launched as one warpgroup of one CTA. Each kernel copies its
+shared-memory image into shared memory and its TMEM image (128 lanes x COLS columns: D, A from
+TMEM, scale factors, sparsity metadata) into a fresh 512-column allocation with .32x32b stores; thread 0 issues the instruction
 (descriptors made absolute by adding the shared image's address to their start-address field)
 and commits it to an mbarrier every thread waits on; .32x32b loads read the COLS columns back.
 The inputs come from the spec (ptxspec.smem canonical layouts through the descriptors the
@@ -28,9 +28,10 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-COLS = 96  # TMEM columns a case uses: D from 0, A (from TMEM) from 64, scale_a from 80, scale_b from 88
+COLS = 96  # TMEM columns a case uses: D from 0, A (from TMEM) from 64, scale_a from 80, scale_b from 88,
+# the sparsity metadata from 92
 SMEM = 16384  # bytes of the shared-memory image: A from 0, B from 0x2000
-A_TMEM, SA, SB = 64, 80, 88
+A_TMEM, SA, SB, META = 64, 80, 88, 92
 MAGIC_OUT = 0x5452534D
 
 # (instruction, form, qualifiers, idesc fields, flavour of data)
@@ -46,6 +47,11 @@ CASES = [
     ("tcgen05.mma", "desc", {"kind": "kind::mxf4nvf4", "scale_vec": "scale_vec::4X"},
      dict(m=128, n=16, atype="e2m1", btype="e2m1", scale_type="ue8m0")),
     ("tcgen05.mma.ws", "desc", {"kind": "kind::f16"}, dict(m=32, n=64, dtype="f32", atype="f16", btype="f16")),
+    ("tcgen05.mma.sp", "desc", {"kind": "kind::f16"},
+     dict(m=128, n=16, dtype="f32", atype="f16", btype="f16", sparse="sparse", sparsity_selector=1)),
+    ("tcgen05.mma.sp", "desc", {"kind": "kind::i8"}, dict(m=128, n=16, dtype="s32", atype="s8", btype="s8", sparse="sparse")),
+    ("tcgen05.mma.sp", "desc", {"kind": "kind::f8f6f4"},
+     dict(m=128, n=16, dtype="f32", atype="e4m3", btype="e4m3", sparse="sparse")),
 ]
 FLAVOURS = ("ints", "random")
 
@@ -100,7 +106,7 @@ def build_case(spec, i, flavour):
     lay = tmem.datapath(spec, p.m, "cta_group::1", p.sparse, p.ws)
     img = np.zeros((128, 512), np.uint32)
     buf = bytearray(SMEM)
-    a = _codes(spec, p.atype, (lay.rows, p.k), flavour, rng, abits)
+    a = _codes(spec, p.atype, (lay.rows, p.k // 2 if p.sparse else p.k), flavour, rng, abits)
     b = _codes(spec, p.btype, (p.k, p.n), flavour, rng, bbits)
     ops = {"d": 0, "idesc": idesc, "enable_input_d": 1}
 
@@ -136,6 +142,13 @@ def build_case(spec, i, flavour):
             for ln in sl:
                 np.bitwise_or.at(img, (ln, sc + col0), vals << (8 * sb).astype(np.uint32))
             ops[matrix] = col0
+    if p.sparse:  # random meaningful codes where the spec's metadata layout puts them
+        rule = tmem.sparsity_rule(spec, p.kind)
+        lane, col, bit = tmem.metadata_cells(tmem.metadata_layout(spec, p.kind, lay.id), lay.rows, p.k // rule.chunk,
+                                             fields.get("sparsity_selector", 0))
+        pick = np.array([c for c, _ in rule.codes], np.uint32)[rng.integers(0, len(rule.codes), size=lane.shape)]
+        np.bitwise_or.at(img, (lane, col + META), pick << bit.astype(np.uint32))
+        ops["sp_meta"] = META
     if p.ws:
         ops["zero_column_mask"] = 0
     if any(o.name == "disable_output_lane" for o in v.operands) and i == 0:

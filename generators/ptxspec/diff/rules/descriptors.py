@@ -58,14 +58,22 @@ def shapes_changed(d):
                           hent[1] if hent else None, details={"fields": fields})
 
 
+_TMEM_KEYS = {"tmem_layouts": "id", "scale_factor_layouts": "name", "metadata_layouts": "name", "sparsity": "kinds"}
+
+
+def _label(x: dict, key: str) -> str:
+    v = x[_TMEM_KEYS[key]]
+    return ", ".join(v) if isinstance(v, list) else v
+
+
 @rule("descriptor.tmem_changed", "breaking",
-      "where D, A or the block-scale factors lie in tensor memory changed (a data-path or scale-factor layout)")
+      "where D, A, the block-scale factors or the sparsity metadata lie in tensor memory, or how a sparse A's "
+      "chunks are described, changed")
 def tmem_changed(d):
     for name, bo, ho, _, hent in definitions(d, "descriptor").common():
-        for key in ("tmem_layouts", "scale_factor_layouts"):
-            label = "id" if key == "tmem_layouts" else "name"
-            b = {x[label]: strip_descriptions(x) for x in plain(getattr(bo, key))}
-            h = {x[label]: strip_descriptions(x) for x in plain(getattr(ho, key))}
+        for key in _TMEM_KEYS:
+            b = {_label(x, key): strip_descriptions(x) for x in plain(getattr(bo, key))}
+            h = {_label(x, key): strip_descriptions(x) for x in plain(getattr(ho, key))}
             changed = sorted(k for k in set(b) | set(h) if b.get(k) != h.get(k))
             if changed:
                 yield Finding(f"descriptor {name[1]} {key}", f"descriptor {name[1]} of {name[0]}: {key} "
