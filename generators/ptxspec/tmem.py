@@ -131,7 +131,7 @@ def metadata_cells(ml, rows: int, chunks: int, sel: int) -> tuple[np.ndarray, np
     shape = (rows, chunks)
     lane, col, bit = (np.broadcast_to(np.asarray(f(r=r, c=c, id=sel), np.int64), shape).copy()
                       for f in (ml.lane, ml.column, ml.bit))
-    if (bit < 0).any() or (bit > CELL_BITS - 4).any():
-        raise TmemError(f"a 4-bit field at bit {int(bit.max() if bit.max() > 0 else bit.min())} does not fit in a "
-                        f"{CELL_BITS}-bit cell")
+    outside = (bit < 0) | (bit > CELL_BITS - 4)
+    if outside.any():
+        raise TmemError(f"a 4-bit field at bit {int(bit[outside][0])} does not fit in a {CELL_BITS}-bit cell")
     return lane, col, bit

@@ -1128,7 +1128,7 @@ case("metadata_fields_overlap",
 case("metadata_outside_the_cell",
      "The f16 metadata layout's fields moved 20 bits up: the high rows' fields leave the 32-bit cell.",
      {_IDESC: edit_real(_IDESC, ('bit: "16 * ((r // 8) % 2) + 4 * (c % 4)"', 'bit: "16 * ((r // 8) % 2) + 4 * (c % 4) + 20"'))},
-     [(_IDESC, 'bit: "16 * ((r // 8) % 2) + 4 * (c % 4) + 20"', "metadata layout meta_f16: a 4-bit field at bit 48 does not fit")])
+     [(_IDESC, 'bit: "16 * ((r // 8) % 2) + 4 * (c % 4) + 20"', "metadata layout meta_f16: a 4-bit field at bit 32 does not fit")])
 case("sparsity_code_keeps_too_few",
      "A 2:4 metadata code that keeps one element: half of each chunk must be kept.",
      {_IDESC: edit_real(_IDESC, ('"0b1000": [0, 2]', '"0b1000": [2]'))},
