@@ -93,8 +93,13 @@ def test_mma_kernels_compile_and_link_for_sm100a(spec, tmp_path):
     sass = subprocess.run([_tool("cuobjdump"), "-sass", str(exe)], capture_output=True, text=True).stdout
     functions = re.split(r"\n\s*Function : ", sass)[1:]
     assert len(functions) == len(jobs)
-    # every kernel issues exactly one tensor-core MMA (UTCHMMA, UTCQMMA, UTCIMMA, UTCOMMA, .WS forms)
+    # every kernel issues exactly one tensor-core MMA (UTCHMMA, UTCQMMA, UTCIMMA, UTCOMMA, .WS forms),
+    # the .2CTA form exactly in the kernels of the .cta_group::2 cases (a cluster of two CTAs)
     assert all(len(re.findall(r"\bUTC[A-Z]*MMA\b", f)) == 1 for f in functions)
+    pair = {int(re.match(r"_Z\d+mma_(\d+)Pj", f).group(1)): bool(re.search(r"\bUTC[A-Z]*MMA\.2CTA\b", f))
+            for f in functions}
+    assert pair == {k: mmagen.ctas(i) == 2 for k, (i, _) in enumerate(jobs)}
+    assert sum(pair.values()) == 6
 
 
 def test_mma_checker_without_a_gpu(spec, tmp_path):

@@ -8,9 +8,11 @@
 One kernel per case (CASES: a tcgen05.mma / .mma.ws / .mma.sp variant, an instruction descriptor
 and the operand addresses), launched as one warpgroup of one CTA. Each kernel copies its
 shared-memory image into shared memory and its TMEM image (128 lanes x COLS columns: D, A from
-TMEM, scale factors, sparsity metadata) into a fresh 512-column allocation with .32x32b stores; thread 0 issues the instruction
-(descriptors made absolute by adding the shared image's address to their start-address field)
+TMEM, scale factors, sparsity metadata) into a fresh 512-column allocation with .32x32b stores;
+thread 0 issues the instruction (descriptors made absolute by adding the shared image's address to their start-address field)
 and commits it to an mbarrier every thread waits on; .32x32b loads read the COLS columns back.
+A .cta_group::2 case runs as a cluster of two CTAs with an image of each: the even CTA issues,
+the commit multicasts to both CTAs' mbarriers, and each CTA reads its own TMEM back.
 The inputs come from the spec (ptxspec.smem canonical layouts through the descriptors the
 executor decodes, the TMEM layouts of ptxspec.tmem), in two flavours per case: small integers
 (every product and sum exact: the layouts and operand plumbing alone decide D) and random finite
@@ -52,7 +54,20 @@ CASES = [
     ("tcgen05.mma.sp", "desc", {"kind": "kind::i8"}, dict(m=128, n=16, dtype="s32", atype="s8", btype="s8", sparse="sparse")),
     ("tcgen05.mma.sp", "desc", {"kind": "kind::f8f6f4"},
      dict(m=128, n=16, dtype="f32", atype="e4m3", btype="e4m3", sparse="sparse")),
+    # CTA pairs (one cluster of two CTAs; the even one issues): layouts A and B, A from TMEM held
+    # in both halves of layout B, and a sparse M = 256 with its metadata in each CTA's TMEM
+    ("tcgen05.mma", "desc", {"kind": "kind::f16", "cta_group": "cta_group::2"},
+     dict(m=256, n=32, dtype="f32", atype="f16", btype="f16")),
+    ("tcgen05.mma", "tmem", {"kind": "kind::f16", "cta_group": "cta_group::2"},
+     dict(m=128, n=32, dtype="f32", atype="bf16", btype="bf16")),
+    ("tcgen05.mma.sp", "desc", {"kind": "kind::i8", "cta_group": "cta_group::2"},
+     dict(m=256, n=32, dtype="s32", atype="s8", btype="s8", sparse="sparse")),
 ]
+
+
+def ctas(i: int) -> int:
+    """CTAs of case i's kernel: 2 for .cta_group::2 (a cluster pair), else 1."""
+    return 2 if CASES[i][2].get("cta_group") == "cta_group::2" else 1
 FLAVOURS = ("ints", "random")
 
 
@@ -92,23 +107,40 @@ def _codes(spec, tname, shape, flavour, rng, width):
 
 
 def build_case(spec, i, flavour):
-    """(variant, operands for Variant.execute, TMEM image (128, 512), smem image bytes)."""
+    """(variant, operands for Variant.execute, TMEM image (128, 512) or, for a CTA pair, (2, 128, 512),
+    shared-memory image bytes: one SMEM block per CTA)."""
     from ptxspec import descriptors as D
-    from ptxspec import smem as S
     from ptxspec import tmem, tmem_mma
     inst, form, q, fields = CASES[i]
     v = variant(spec, inst, form, q)
     rng = np.random.default_rng(1000 + 2 * i + FLAVOURS.index(flavour))
     idesc = D.encode(spec, q["kind"], **fields)
     p = tmem_mma.product(v, idesc)
+    lay = tmem.datapath(spec, p.m, q.get("cta_group", "cta_group::1"), p.sparse, p.ws)
+    ops = {"d": 0, "idesc": idesc, "enable_input_d": 1}
+    imgs, bufs = [], []
+    for _ in range(p.cta):
+        img, buf = _cta_images(spec, v, p, lay, form, fields, flavour, rng, ops)
+        imgs.append(img)
+        bufs.append(bytes(buf))
+    if p.ws:
+        ops["zero_column_mask"] = 0
+    if any(o.name == "disable_output_lane" for o in v.operands) and i == 0:
+        ops["disable_output_lane"] = [0x0000F00F, 0, 0x80000001, 0]
+    return v, ops, (imgs[0] if p.cta == 1 else np.stack(imgs)), b"".join(bufs)
+
+
+def _cta_images(spec, v, p, lay, form, fields, flavour, rng, ops):
+    """One CTA's TMEM image and shared memory: its rows of A, its N / CTAs columns of B, its D,
+    scale factors and metadata; the operand addresses (the same in every CTA) go into ops."""
+    from ptxspec import smem as S
+    from ptxspec import tmem, tmem_mma
     width = tmem_mma._container_bits(v, p.kind)
     abits, bbits = max(width, spec.types[p.atype].bits), max(width, spec.types[p.btype].bits)
-    lay = tmem.datapath(spec, p.m, "cta_group::1", p.sparse, p.ws)
     img = np.zeros((128, 512), np.uint32)
     buf = bytearray(SMEM)
     a = _codes(spec, p.atype, (lay.rows, p.k // 2 if p.sparse else p.k), flavour, rng, abits)
-    b = _codes(spec, p.btype, (p.k, p.n), flavour, rng, bbits)
-    ops = {"d": 0, "idesc": idesc, "enable_input_d": 1}
+    b = _codes(spec, p.btype, (p.k, p.n // p.cta), flavour, rng, bbits)
 
     def place(matrix, mat, bits, start):
         rows = mat.shape[0] if matrix == "a" else mat.shape[1]
@@ -149,11 +181,7 @@ def build_case(spec, i, flavour):
         pick = np.array([c for c, _ in rule.codes], np.uint32)[rng.integers(0, len(rule.codes), size=lane.shape)]
         np.bitwise_or.at(img, (lane, col + META), pick << bit.astype(np.uint32))
         ops["sp_meta"] = META
-    if p.ws:
-        ops["zero_column_mask"] = 0
-    if any(o.name == "disable_output_lane" for o in v.operands) and i == 0:
-        ops["disable_output_lane"] = [0x0000F00F, 0, 0x80000001, 0]
-    return v, ops, img, bytes(buf)
+    return img, buf
 
 
 # ----------------------------------------------------------------------------------------------
@@ -209,39 +237,91 @@ def _words(data: bytes) -> str:
     return ",".join(f"0x{x:x}u" for x in w.tolist())
 
 
+PAIR_PRELUDE = r"""
+// A CTA pair's tensor memory: every tcgen05 instruction of a pair kernel names .cta_group::2.
+static __device__ __forceinline__ uint32_t cluster_rank()
+{
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+
+static __device__ __forceinline__ void cluster_sync()
+{
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+static __device__ __forceinline__ uint32_t tmem_setup2(uint32_t* slot)
+{
+  if (threadIdx.x / 32 == 0) {
+    asm volatile("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], %1;\n"
+                 :: "r"((uint32_t)__cvta_generic_to_shared(slot)), "r"(ALLOC) : "memory");
+    asm volatile("tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;\n" ::: "memory");
+  }
+  asm volatile("tcgen05.fence::before_thread_sync;\n" ::: "memory");
+  __syncthreads();
+  asm volatile("tcgen05.fence::after_thread_sync;\n" ::: "memory");
+  return *slot + (((threadIdx.x / 32) * 32) << 16);  // this warp's 32 lanes
+}
+
+static __device__ __forceinline__ void tmem_teardown2(uint32_t base)
+{
+  asm volatile("tcgen05.fence::before_thread_sync;\n" ::: "memory");
+  __syncthreads();
+  cluster_sync();  // the peer no longer reads or writes this CTA's tensor memory
+  asm volatile("tcgen05.fence::after_thread_sync;\n" ::: "memory");
+  if (threadIdx.x / 32 == 0)
+    asm volatile("tcgen05.dealloc.cta_group::2.sync.aligned.b32 %0, %1;\n" :: "r"(base), "r"(ALLOC) : "memory");
+}
+"""
+
+
 def kernel(spec, k: int, i: int, flavour: str) -> str:
+    """One case's kernel. A pair kernel (.cta_group::2) runs as a cluster of two CTAs: each copies
+    its own shared-memory and TMEM images, the even CTA's thread 0 issues the instruction and
+    commits it to the mbarrier of both CTAs (multicast), and each CTA reads its own TMEM back."""
     v, ops, img, buf = build_case(spec, i, flavour)
     text, ins = _asm(v, ops)
-    tm = img[:, :COLS].astype(np.uint32)
+    n = ctas(i)
+    tm = np.asarray(img, np.uint32).reshape(n, 128, -1)[:, :, :COLS]
+    pair = n == 2
+    sync = "  cluster_sync();" if pair else "  __syncthreads();"
+    commit = ('    asm volatile("tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster'
+              '.b64 [%0], %1;\\n" :: "r"(b), "h"((unsigned short)3) : "memory");' if pair else
+              '    asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];\\n"'
+              ' :: "r"(b) : "memory");')
     return "\n".join([
         f"// case {i} ({flavour}): {v.id}",
-        f"__device__ const uint32_t smem_in_{k}[{SMEM // 4}] = {{{_words(buf)}}};",
-        f"__device__ const uint32_t tmem_in_{k}[{128 * COLS}] = {{{_words(tm.tobytes())}}};",
-        f"__global__ void __launch_bounds__(128) mma_{k}(uint32_t* out)",
+        f"__device__ const uint32_t smem_in_{k}[{n * SMEM // 4}] = {{{_words(buf)}}};",
+        f"__device__ const uint32_t tmem_in_{k}[{n * 128 * COLS}] = {{{_words(tm.tobytes())}}};",
+        f"__global__ void {'__cluster_dims__(2, 1, 1) ' if pair else ''}__launch_bounds__(128) mma_{k}(uint32_t* out)",
         "{",
         "  __shared__ __align__(1024) uint32_t sm[SMEM_WORDS];",
         "  __shared__ uint32_t slot;",
         "  __shared__ __align__(8) uint64_t bar;",
-        f"  for (int j = threadIdx.x; j < SMEM_WORDS; j += 128) sm[j] = smem_in_{k}[j];",
+        f"  const uint32_t rank = {'cluster_rank()' if pair else '0'};",
+        f"  for (int j = threadIdx.x; j < SMEM_WORDS; j += 128) sm[j] = smem_in_{k}[rank * SMEM_WORDS + j];",
         '  asm volatile("fence.proxy.async.shared::cta;\\n" ::: "memory");',
-        "  const uint32_t base = tmem_setup(&slot);  // this warp's lanes",
+        f"  const uint32_t base = tmem_setup{'2' if pair else ''}(&slot);  // this warp's lanes",
         "  const uint32_t lane = threadIdx.x;",
         "  for (int c0 = 0; c0 < COLS; c0 += 32)",
-        f"    st32(base + c0, &tmem_in_{k}[lane * COLS + c0]);",
+        f"    st32(base + c0, &tmem_in_{k}[(rank * 128 + lane) * COLS + c0]);",
         '  asm volatile("tcgen05.wait::st.sync.aligned;\\n" ::: "memory");',
-        '  asm volatile("tcgen05.fence::before_thread_sync;\\n" ::: "memory");',
-        "  __syncthreads();",
-        '  asm volatile("tcgen05.fence::after_thread_sync;\\n" ::: "memory");',
-        "  const uint32_t tbase = slot;",
-        "  const unsigned long long sbase = (unsigned long long)(__cvta_generic_to_shared(sm) >> 4);",
         "  const uint32_t b = (uint32_t)__cvta_generic_to_shared(&bar);",
         "  if (threadIdx.x == 0) {",
         '    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\\n" :: "r"(b) : "memory");',
         '    asm volatile("fence.mbarrier_init.release.cluster;\\n" ::: "memory");',
-        f'    asm volatile("{text}\\n" :: {", ".join(ins)} : "memory");',
-        '    asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];\\n" :: "r"(b) : "memory");',
         "  }",
+        '  asm volatile("tcgen05.fence::before_thread_sync;\\n" ::: "memory");',
         "  __syncthreads();",
+        sync,
+        '  asm volatile("tcgen05.fence::after_thread_sync;\\n" ::: "memory");',
+        "  const uint32_t tbase = slot;",
+        "  const unsigned long long sbase = (unsigned long long)(__cvta_generic_to_shared(sm) >> 4);",
+        "  if (rank == 0 && threadIdx.x == 0) {",
+        f'    asm volatile("{text}\\n" :: {", ".join(ins)} : "memory");',
+        commit,
+        "  }",
         "  uint32_t done = 0;",
         "  while (!done)",
         '    asm volatile("{ .reg .pred q; mbarrier.try_wait.parity.shared::cta.b64 q, [%1], 0; selp.u32 %0, 1, 0, q; }\\n"',
@@ -250,9 +330,9 @@ def kernel(spec, k: int, i: int, flavour: str) -> str:
         "  uint32_t v[32];",
         "  for (int c0 = 0; c0 < COLS; c0 += 32) {",
         "    ld32(base + c0, v);",
-        "    for (int j = 0; j < 32; ++j) out[lane * COLS + c0 + j] = v[j];",
+        "    for (int j = 0; j < 32; ++j) out[(rank * 128 + lane) * COLS + c0 + j] = v[j];",
         "  }",
-        "  tmem_teardown(slot);",
+        f"  tmem_teardown{'2' if pair else ''}(slot);",
         "}",
     ])
 
@@ -270,11 +350,12 @@ def sources(spec, build: Path) -> list[tuple[int, str]]:
     ld_args = ", ".join(f'"=r"(v[{j}])' for j in range(32))
     prelude = PRELUDE % {"alloc": 512, "fill": 0, "st_regs": st_regs, "st_args": st_args, "ld_regs": ld_regs,
                          "ld_args": ld_args}
-    body = [prelude, f"#define COLS {COLS}", f"#define SMEM_WORDS {SMEM // 4}"]
+    body = [prelude, PAIR_PRELUDE, f"#define COLS {COLS}", f"#define SMEM_WORDS {SMEM // 4}"]
     body += [kernel(spec, k, i, f) for k, (i, f) in enumerate(js)]
     body.append("extern const void* const tmem_kernels[] = {" + ", ".join(f"(const void*)mma_{k}" for k in range(len(js)))
                 + "};")
-    body.append("extern const uint32_t tmem_words[] = {" + ", ".join(str(128 * COLS) for _ in js) + "};")
+    body.append("extern const uint32_t tmem_words[] = {" + ", ".join(str(ctas(i) * 128 * COLS) for i, _ in js) + "};")
+    body.append("extern const uint32_t tmem_ctas[] = {" + ", ".join(str(ctas(i)) for i, _ in js) + "};")
     body.append(f"extern const uint32_t tmem_nkernels = {len(js)};")
     (build / "mma_kernels.cu").write_text("\n".join(body) + "\n", encoding="utf-8")
     (build / "mma_cases.json").write_text(json.dumps([{"kernel": k, "case": i, "flavour": f, "variant": variant(
@@ -283,10 +364,12 @@ def sources(spec, build: Path) -> list[tuple[int, str]]:
 
 
 def expected(spec, i: int, flavour: str) -> np.ndarray:
-    """The COLS columns the executor says the kernel reads back: (128, COLS) uint32."""
+    """The COLS columns the executor says the kernel reads back: (128, COLS) uint32, (2, 128, COLS)
+    for a CTA pair."""
     v, ops, img, buf = build_case(spec, i, flavour)
-    out = v.execute(tmem=img, smem=np.frombuffer(buf, np.uint8), smem_origin=0, **ops)
-    return out[:, :COLS]
+    smem = np.frombuffer(buf, np.uint8).reshape(ctas(i), SMEM)
+    out = v.execute(tmem=img, smem=smem if ctas(i) == 2 else smem[0], smem_origin=0, **ops)
+    return out[..., :COLS]
 
 
 def read_results(path: Path) -> dict[int, tuple[int, np.ndarray]]:
@@ -299,7 +382,8 @@ def read_results(path: Path) -> dict[int, tuple[int, np.ndarray]]:
             break
         k, err, words = struct.unpack_from("<III", data, off)
         off += 12
-        out[k] = (err, np.frombuffer(data, np.uint32, words, off).reshape(128, COLS))
+        cells = np.frombuffer(data, np.uint32, words, off).reshape(-1, 128, COLS)
+        out[k] = (err, cells[0] if len(cells) == 1 else cells)
         off += 4 * words
     return out
 

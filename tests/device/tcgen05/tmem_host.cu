@@ -1,6 +1,7 @@
-// Host driver of the tcgen05.ld / tcgen05.st campaign (see tmemgen.py): runs every kernel of
-// tmem_kernels.cu once (one CTA of 128 threads) and writes RESULTS: "MSRT", the kernel count,
-// then per kernel its index, its CUDA error (0: none) and its output words.
+// Host driver of the tcgen05 campaigns (tmemgen.py, mmagen.py, redgen.py): runs every kernel once
+// (tmem_ctas[k] CTAs of 128 threads: 1 where the kernels define no tmem_ctas, 2 for a cluster pair,
+// whose kernel declares its cluster shape) and writes RESULTS: "MSRT", the kernel count, then per
+// kernel its index, its CUDA error (0: none) and its output words.
 //
 //   tmem_run RESULTS
 #include <cstdint>
@@ -11,6 +12,7 @@
 extern const void* const tmem_kernels[];
 extern const uint32_t tmem_words[];
 extern const uint32_t tmem_nkernels;
+extern const uint32_t tmem_ctas[] __attribute__((weak));  // absent: one CTA per kernel
 
 typedef void (*Kernel)(uint32_t*);
 
@@ -29,7 +31,7 @@ int main(int argc, char** argv)
   for (uint32_t k = 0; k < tmem_nkernels; ++k) {
     out.assign(tmem_words[k], 0xDDDDDDDDu);
     cudaMemset(d_out, 0xDD, 4u * tmem_words[k]);
-    ((Kernel)tmem_kernels[k])<<<1, 128>>>(d_out);
+    ((Kernel)tmem_kernels[k])<<<tmem_ctas ? tmem_ctas[k] : 1u, 128>>>(d_out);
     uint32_t err = (uint32_t)cudaDeviceSynchronize();
     if (!err) err = (uint32_t)cudaMemcpy(out.data(), d_out, 4u * tmem_words[k], cudaMemcpyDeviceToHost);
     if (err) { ++failed; fprintf(stderr, "kernel %u: %s\n", k, cudaGetErrorString((cudaError_t)err)); }
