@@ -751,8 +751,8 @@ def status_rows(spec) -> list[tuple]:
     meas = measured(spec)
     rows = []
     for v in spec.variants:
-        if v.semantics in SELECTED and not meas.get(v.id):
-            rows.append(_selected_row(spec, v))
+        if v.semantics in SELECTED:  # measured or not: its products are not the variant's own
+            rows.append(_selected_row(spec, v, meas.get(v.id)))
             continue
         if not computes_product(v):
             continue
@@ -769,24 +769,31 @@ def status_rows(spec) -> list[tuple]:
                       else "not run" if model else "no model")
             rows.append((v.id, model, pj, status, None, None, None, None, None, None, src))
             continue
-        agree = (m["outputs"] - m["mismatches"]) / m["outputs"] if m["outputs"] else 0.0
-        rows.append((v.id, model, pj, "bit-exact" if m["mismatches"] == 0 and m["outputs"] else "mismatches",
-                     m["cases"], m["outputs"], m["mismatches"], f"{agree:.9f}", m["date"], m["campaign"], src))
+        rows.append((v.id, model, pj, *_measured_cells(m), src))
     return rows
 
 
-def _selected_row(spec, v) -> tuple:
+def _measured_cells(m: dict) -> tuple:
+    """(status, cases, outputs, mismatches, agreement, date, campaign) of a measurement record."""
+    agree = (m["outputs"] - m["mismatches"]) / m["outputs"] if m["outputs"] else 0.0
+    return ("bit-exact" if m["mismatches"] == 0 and m["outputs"] else "mismatches", m["cases"], m["outputs"],
+            m["mismatches"], f"{agree:.9f}", m["date"], m["campaign"])
+
+
+def _selected_row(spec, v, m: dict | None) -> tuple:
     """status_rows' row of a variant whose products a descriptor selects: the models and parameters of
-    each product (keyed by its types), the status of the weakest basis among their rules, the rule
-    when one rule covers them all."""
+    each product (keyed by its types), the status of the weakest basis among their rules (or, when
+    a campaign measured the variant, its result), the rule when one rule covers them all."""
     import json
     found = SELECTED[v.semantics](v)
     if not found:
-        return (v.id, None, None, "no model", None, None, None, None, None, None, None)
+        return (v.id, None, None, *(_measured_cells(m) if m else ("no model", None, None, None, None, None, None)),
+                None)
     models = sorted({p.model for _, _, p, _ in found})
     pj = json.dumps({label: p.as_data() for label, _, p, _ in found}, sort_keys=True)
     bases = {basis for *_, basis in found}
     status = UNMEASURED["published"] if bases == {"published"} else BORROWED
     rules = {spec.numerics.index(r) + 1 if r is not None else None for _, r, _, _ in found}
     src = rules.pop() if len(rules) == 1 else None
-    return (v.id, ", ".join(models), pj, status, None, None, None, None, None, None, src)
+    cells = _measured_cells(m) if m else (status, None, None, None, None, None, None)
+    return (v.id, ", ".join(models), pj, *cells, src)
