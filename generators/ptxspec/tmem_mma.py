@@ -268,7 +268,7 @@ def _meta_from_tmem(v, p: Product, lay, cimg, ops, rows: int):
     if bad.any():
         r, c = (int(x[0]) for x in np.nonzero(bad))
         raise ValueError(f"{v.id}: the metadata of row {r}, chunk {c} is {int(fields[r, c]):#06b}, not one of the "
-                         f"codes the manual calls meaningful ({', '.join(f'{c:#06b}' for c, _ in rule.codes)})")
+                         f"codes the manual calls meaningful ({', '.join(f'{code:#06b}' for code, _ in rule.codes)})")
     return kept[fields]
 
 
