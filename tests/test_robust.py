@@ -171,11 +171,13 @@ def damaged(tmp_path):
             for off in range(8192, len(data), 65536):
                 data[off:off + 256] = b"\xde\xad\xbe\xef" * 64
             path.write_bytes(bytes(data))
-        elif kind in ("bad_json", "deep_json", "newer"):
+        elif kind in ("bad_json", "deep_json", "newer", "blob"):
             shutil.copyfile(DB, path)
             conn = sqlite3.connect(path)
             if kind == "bad_json":  # (variants is a view over these tables)
                 conn.execute("UPDATE signatures SET regs = '{not json'")
+            elif kind == "blob":  # fuzz seed 23, query 173604: --format json died on bytes (exit 3)
+                conn.execute("UPDATE variant_rows SET k = X'00ff', ptx = X'00ff'")
             elif kind == "deep_json":
                 conn.execute("UPDATE requirements SET targets = ?", ("[" * 100_000,))
             else:
@@ -187,7 +189,7 @@ def damaged(tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["truncated", "foreign", "text", "empty", "garbled", "bad_json", "deep_json",
-                                  "newer"])
+                                  "newer", "blob"])
 @pytest.mark.parametrize("fmt", ["json", "csv", "table"])  # csv and table read columns without the row decoder
 def test_query_on_a_damaged_or_foreign_database_is_one_clear_line(damaged, kind, fmt):
     path = damaged(kind)
@@ -195,6 +197,15 @@ def test_query_on_a_damaged_or_foreign_database_is_one_clear_line(damaged, kind,
     assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
     assert proc.stderr.count("\n") == 1 and "ptxspec build" in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "table"])
+def test_one_variant_of_a_database_holding_blobs_is_one_clear_line(damaged, fmt):
+    """The one-variant path decodes rows in Python: a BLOB is named, never printed or a traceback."""
+    proc = run("query", "--db", str(damaged("blob")), "--format", fmt, "--variant",
+               "wgmma.mma_async.sync.aligned.m64n16k16.f16.f16.f16", "--form", "reg")
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    assert "holds binary data (a BLOB)" in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
 
 
 @pytest.mark.parametrize("args, needle", [

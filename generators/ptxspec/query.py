@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 OPERATORS = ("!=", ">=", "<=", "=", ">", "<", "~")  # ~ : SQL LIKE with * as wildcard
@@ -55,6 +56,7 @@ class LoaderQueries:
 
     conn: sqlite3.Connection
     name: str
+    execute: Callable[..., list]  # Database.execute: every statement, damaged files as QueryError
 
     def json_cell(self, text: str, column: str, row_id=None):
         """A JSON column's value; a damaged one is a clear error, never a traceback."""
@@ -68,8 +70,9 @@ class LoaderQueries:
                 direction: str | None = None) -> list[dict]:
         """How to move a fragment between registers and a row- or column-major tile (the
         fragment_loaders view): every form that does it, fewest runs first, or why none does."""
-        have = [r[0] for r in self.conn.execute(
-            "SELECT DISTINCT operand FROM fragment_loaders WHERE variant_id = ? ORDER BY operand", (variant_id,))]
+        have = [r[0] for r in self.execute(
+            "SELECT DISTINCT operand FROM fragment_loaders WHERE variant_id = ? ORDER BY operand", (variant_id,),
+            plain=True)]
         if operand not in have:
             raise QueryError(f"{variant_id} has no fragment {operand!r} that a movement could load or store"
                              + (f"; it has {', '.join(have)}" if have else " (it computes no product)"))
@@ -80,8 +83,8 @@ class LoaderQueries:
                     raise QueryError(f"{name} is {' or '.join(legal)}, not {value!r}")
                 clauses.append(f"{name} = ?")
                 params.append(value)
-        rows = self.conn.execute("SELECT * FROM fragment_loaders WHERE " + " AND ".join(clauses)
-                                 + " ORDER BY storage DESC, direction, status DESC, instructions, form", params)
+        rows = self.execute("SELECT * FROM fragment_loaders WHERE " + " AND ".join(clauses)
+                            + " ORDER BY storage DESC, direction, status DESC, instructions, form", params)
         return [dict(r, variants=self.json_cell(r["variants"], "variants", r["variant_id"])) for r in rows]
 
 
@@ -127,6 +130,11 @@ class Database(LoaderQueries):
             raise QueryError(f"{self.name} is truncated ({path.stat().st_size} of {pages * page_size} bytes)"
                              f"{rebuild}")
 
+    def _blob(self, cur, row):
+        column = next(d[0] for d, x in zip(cur.description, row) if type(x) is bytes)
+        raise QueryError(f"{self.name}: column {column} of {row[0] if isinstance(row[0], str) else 'a row'} holds "
+                         "binary data (a BLOB), which no ptxspec column does: the file is damaged; run `ptxspec build`")
+
     def execute(self, sql: str, params=(), plain: bool = False) -> list:
         """Every statement goes through here (rows as sqlite3.Row, or plain tuples): a damaged file
         is a QueryError, never a crash."""
@@ -134,7 +142,11 @@ class Database(LoaderQueries):
             cur = self.conn.execute(sql, params)
             if plain:
                 cur.row_factory = None  # plain tuples: the fastest rows sqlite3 gives
-            return cur.fetchall()
+            rows = cur.fetchall()
+            for r in rows:  # no ptxspec column holds a BLOB: never print one, nor feed it to code
+                if bytes in map(type, r):
+                    self._blob(cur, r)
+            return rows
         except sqlite3.Error as exc:
             raise QueryError(f"{self.name} cannot answer ({exc}): it is damaged or not a ptxspec database; "
                              "run `ptxspec build`") from None
@@ -346,10 +358,10 @@ def scale_rows(db: Database, variant_id: str, operand: str, row=None, col=None, 
     """The bytes of a block-scale operand (scale_factors), as tuples of SCALE_FIELDS (or JSON
     texts): who holds the factor of A[row][k] (B[k][col]), or what thread's byte covers, for
     every selector value."""
-    ops = {r[0]: r[1:] for r in db.conn.execute(
+    ops = {r[0]: r[1:] for r in db.execute(
         "SELECT o.name, l.matrix, l.k, v.m, v.n, v.threads FROM operands o JOIN scale_layouts l "
         "ON l.id = o.scale_layout_id JOIN variants v ON v.id = o.variant_id WHERE o.variant_id = ? "
-        "ORDER BY o.position", (variant_id,))}
+        "ORDER BY o.position", (variant_id,), plain=True)}
     if operand not in ops:
         raise QueryError(f"{variant_id} has no block-scale operand {operand!r}"
                          + (f"; scale operands: {', '.join(ops)}" if ops else " (it is not block-scaled)"))
@@ -370,7 +382,6 @@ def scale_rows(db: Database, variant_id: str, operand: str, row=None, col=None, 
         params += [k, k]
     pairs = ", ".join(f"'{f}', {f}" for f in SCALE_FIELDS)
     select = f"json_object({pairs})" if as_json else ", ".join(SCALE_FIELDS)
-    cur = db.conn.execute(f"SELECT {select} FROM scale_factors WHERE " + " AND ".join(clauses)
-                            + " ORDER BY byte_id, thread_id, thread, byte", params)
-    cur.row_factory = None
-    return [r[0] for r in cur] if as_json else cur.fetchall()
+    rows = db.execute(f"SELECT {select} FROM scale_factors WHERE " + " AND ".join(clauses)
+                      + " ORDER BY byte_id, thread_id, thread, byte", params, plain=True)
+    return [r[0] for r in rows] if as_json else rows
