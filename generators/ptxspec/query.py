@@ -130,11 +130,6 @@ class Database(LoaderQueries):
             raise QueryError(f"{self.name} is truncated ({path.stat().st_size} of {pages * page_size} bytes)"
                              f"{rebuild}")
 
-    def _blob(self, cur, row):
-        column = next(d[0] for d, x in zip(cur.description, row) if type(x) is bytes)
-        raise QueryError(f"{self.name}: column {column} of {row[0] if isinstance(row[0], str) else 'a row'} holds "
-                         "binary data (a BLOB), which no ptxspec column does: the file is damaged; run `ptxspec build`")
-
     def execute(self, sql: str, params=(), plain: bool = False) -> list:
         """Every statement goes through here (rows as sqlite3.Row, or plain tuples): a damaged file
         is a QueryError, never a crash."""
@@ -143,9 +138,7 @@ class Database(LoaderQueries):
             if plain:
                 cur.row_factory = None  # plain tuples: the fastest rows sqlite3 gives
             rows = cur.fetchall()
-            for r in rows:  # no ptxspec column holds a BLOB: never print one, nor feed it to code
-                if bytes in map(type, r):
-                    self._blob(cur, r)
+            _no_blobs(self.name, cur, rows)
             return rows
         except sqlite3.Error as exc:
             raise QueryError(f"{self.name} cannot answer ({exc}): it is damaged or not a ptxspec database; "
@@ -343,6 +336,16 @@ class Database(LoaderQueries):
             if key in out:
                 out[key] = bool(out[key])
         return out
+
+
+def _no_blobs(name: str, cur, rows) -> None:
+    """No ptxspec column holds a BLOB: one is a damaged file, never printed nor fed to code."""
+    for row in rows:
+        if bytes in map(type, row):
+            column = next(d[0] for d, x in zip(cur.description, row) if type(x) is bytes)
+            raise QueryError(f"{name}: column {column} of {row[0] if isinstance(row[0], str) else 'a row'} holds "
+                             "binary data (a BLOB), which no ptxspec column does: the file is damaged; run "
+                             "`ptxspec build`")
 
 
 def bounded(field: str, number: int) -> int:
