@@ -9,7 +9,6 @@ import jsonschema
 import numpy as np
 import pytest
 
-import ptxspec
 from ptxspec import build as build_mod
 
 ROOT = Path(__file__).resolve().parents[1]
