@@ -223,19 +223,24 @@ def _tmem_layouts(ctx: Context, d, cta) -> list[TmemLayout]:
     return out
 
 
+def _placement(ctx: Context, d, entry, ids: set[str], names: frozenset[str], keys: tuple[str, ...]):
+    """A TMEM placement's data paths must be tmem layouts; its formulas (over `names`), or None."""
+    for p in entry["datapaths"]:
+        if p not in ids:
+            ctx.p.add(entry.at("datapaths"), f"{p!r} is no tmem layout (they are {', '.join(sorted(ids))})")
+    fs = [ctx.formula(entry, key, names, d.pos) for key in keys]
+    return None if None in fs else fs
+
+
 def _scale_factor_layouts(ctx: Context, d, ids: set[str]) -> list[ScaleFactorLayout]:
     out = []
     placed = d.get("scale_factor_layouts", [])
     ctx.once(placed, lambda s: s["name"], "scale-factor layout")
     ctx.once(placed, lambda s: [f"{s['matrix']} under layout {p}" for p in s["datapaths"]],
              "the scale-factor placement of", "datapaths")  # one per matrix and data-path layout
-    for i, s in enumerate(d.get("scale_factor_layouts", [])):
-        where = d["scale_factor_layouts"][i]
-        for p in s["datapaths"]:
-            if p not in ids:
-                ctx.p.add(where.at("datapaths"), f"{p!r} is no tmem layout (they are {', '.join(sorted(ids))})")
-        fs = [ctx.formula(s, key, _SF_NAMES, d.pos) for key in ("lane", "column", "byte")]
-        if None in fs:
+    for i, s in enumerate(placed):
+        fs = _placement(ctx, d, placed[i], ids, _SF_NAMES, ("lane", "column", "byte"))
+        if fs is None:
             continue
         out.append(ScaleFactorLayout(s["name"], s["manual"], s["matrix"], tuple(s["datapaths"]), s["copies"],
                                      *fs, s["description"]))  # type: ignore[arg-type]
@@ -285,11 +290,8 @@ def _metadata_layouts(ctx: Context, d, ids: set[str], sparse_kinds: set[str]) ->
         for sel in m["kinds"]:
             if sel not in sparse_kinds:
                 ctx.p.add(where.at("kinds"), f"metadata layout {m['name']}: {sel!r} has no sparsity rule")
-        for p in m["datapaths"]:
-            if p not in ids:
-                ctx.p.add(where.at("datapaths"), f"{p!r} is no tmem layout (they are {', '.join(sorted(ids))})")
-        fs = [ctx.formula(m, key, _META_NAMES, d.pos) for key in ("lane", "column", "bit")]
-        if None in fs:
+        fs = _placement(ctx, d, where, ids, _META_NAMES, ("lane", "column", "bit"))
+        if fs is None:
             continue
         out.append(MetadataLayout(m["name"], m["manual"], tuple(m["kinds"]), tuple(m["datapaths"]), tuple(m["ids"]),
                                   *fs, m["description"]))  # type: ignore[arg-type]
