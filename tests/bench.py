@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import ptxspec
-from ptxspec import build as build_mod
+from ptxspec.emit import artifacts as build_mod
 from ptxspec.emit import sqlite as sqlite_emit
-from ptxspec.query import Database
+from ptxspec.query.database import Database
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -120,8 +120,8 @@ def _run_once(argv) -> tuple[float, float]:
 def _wgmma_inputs(spec, ptx, form, batch, seed=0):
     """Registers and shared memory of `batch` random instances (finite inputs, B K-major 128B)."""
     import numpy as np
-    from ptxspec import smem as S
-    from ptxspec import sparse as SP
+    from ptxspec.model import smem as S
+    from ptxspec.semantics import sparse as SP
     v = spec.variant(ptx, form)
     rng = np.random.default_rng(seed)
     bits = lambda t: spec.types[t].bits  # noqa: E731

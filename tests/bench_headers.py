@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "generators"))
 
-from ptxspec.ptxas import find_ptxas  # noqa: E402
+from ptxspec.oracle.ptxas import find_ptxas  # noqa: E402
 
 
 def cost(nvcc: str, src: Path, gencode: str) -> tuple[float, float]:

@@ -1,6 +1,5 @@
-import pytest
-
 import ptxspec
+import pytest
 
 
 @pytest.fixture(scope="session")

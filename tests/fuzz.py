@@ -47,7 +47,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "generators"), str(ROOT / "generated")]
 
 import ptxspec  # noqa: E402
-from ptxspec import build as _build, cli, query as _query  # noqa: E402,F401 (imported once, before forking)
+from ptxspec.cli import main as cli  # noqa: E402
+from ptxspec.emit import artifacts as _build  # noqa: E402,F401 (imported once, before forking)
+from ptxspec.query import database as _query  # noqa: E402,F401 (imported once, before forking)
 
 SPEC = ROOT / "spec"
 DATABASE = ROOT / "generated" / "ptxspec.sqlite"

@@ -38,7 +38,7 @@ def _digest(*parts) -> str:
 
 
 def _cli(argv: list[str]) -> tuple[int, str, str]:
-    from ptxspec import cli
+    from ptxspec.cli import main as cli
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:

@@ -48,7 +48,7 @@ def cli(*args, expect=0):
 @check("the installed package, not the checkout, is imported")
 def _():
     import ptxspec
-    from ptxspec import paths
+    from ptxspec.core import paths
     where = Path(ptxspec.__file__).resolve()
     assert CHECKOUT not in where.parents, where
     assert paths.checkout_root() is None and paths.data_root() == where.parent / "data"

@@ -40,13 +40,12 @@ import shutil
 import subprocess
 import sys
 import warnings
-from typing import NamedTuple
 from pathlib import Path
-
-import pytest
-import yaml
+from typing import NamedTuple
 
 import ptxspec
+import pytest
+import yaml
 
 HERE = Path(__file__).resolve().parent
 CASES_DIR = HERE / "bad_specs"
@@ -122,7 +121,7 @@ class Run(NamedTuple):
 def _validate_in_process(root: Path, cwd: Path) -> tuple[int, str]:
     """`ptxspec --spec ROOT validate` through the console script's entry point, in this process
     (one load per case instead of a fresh interpreter's start, import and load)."""
-    from ptxspec.cli import main
+    from ptxspec.cli.main import main
     out = io.StringIO()
     with warnings.catch_warnings(), contextlib.chdir(cwd), \
             contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):

@@ -23,13 +23,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-import pytest
-
 import ptxspec
-from ptxspec import smem
+import pytest
 from ptxspec.emit import cbind
-from ptxspec.isa import Version
-from ptxspec.ptxas import PtxasNotFound, find_ptxas
+from ptxspec.model import smem
+from ptxspec.model.isa import Version
+from ptxspec.oracle.ptxas import PtxasNotFound, find_ptxas
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "device" / "bindings"))
 import instantiate  # noqa: E402
@@ -319,7 +318,7 @@ def test_constexpr_maps_match_the_model(spec, headers, tmp_path):
                          f"|| {g}::rows != {fm.rows} || {g}::cols != {fm.cols}) r = -1; }}));")
             expected.append(_digest(fm.row, fm.col))
     # sparsity metadata maps, every selector; and the packed metadata register of a fixed pattern
-    from ptxspec import sparse
+    from ptxspec.semantics import sparse
     for v in spec.variants:
         if v.sparsity is None or v.form == "desc" or (v.sparsity.name, v.m, v.k) in seen:
             continue

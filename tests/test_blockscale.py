@@ -14,16 +14,14 @@
 import itertools
 from pathlib import Path
 
-import numpy as np
 import ml_dtypes
+import numpy as np
 import pytest
-
-from ptxspec import blockscale as bs
-from ptxspec import formats
-from ptxspec import sparse as sparse_mod
-from ptxspec.numerics import computes_product
-
-
+from ptxspec.core import formats
+from ptxspec.semantics import blockscale as bs
+from ptxspec.semantics import sparse as sparse_mod
+from ptxspec.semantics.execute import execute_kind
+from ptxspec.semantics.numerics import computes_product
 
 ML = {"e2m1": ml_dtypes.float4_e2m1fn, "e2m3": ml_dtypes.float6_e2m3fn, "e3m2": ml_dtypes.float6_e3m2fn,
       "e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2, "ue8m0": ml_dtypes.float8_e8m0fnu}
@@ -296,7 +294,7 @@ def test_small_integers_give_the_exact_product(spec):
         parts_b = dict(v.operand("sel_b").parts)
         for (ba, ta), (bb, tb) in zip(itertools.product(parts_a["byte_id"], parts_a["thread_id"]),
                                       itertools.cycle(itertools.product(parts_b["byte_id"], parts_b["thread_id"]))):
-            d = bs.execute_mma(v, **regs, scale_a=registers_from_scales(v, "scale_a", sa, ba, ta, rng),
+            d = execute_kind(v, **regs, scale_a=registers_from_scales(v, "scale_a", sa, ba, ta, rng),
                                scale_b=registers_from_scales(v, "scale_b", sb, bb, tb, rng),
                                sel_a=(ba, ta), sel_b=(bb, tb))
             assert np.array_equal(v.unpack("d", d), exact_f32(spec, want)), (v.id, ba, ta, bb, tb)
@@ -337,8 +335,8 @@ def test_unit_scales_equal_the_unscaled_kind(spec, a, b):
     regs = {x: rng.integers(0, 1 << 32, (8, 32, vs.operand(x).regs), dtype=np.uint64).astype(np.uint32)
             for x in "abc"}
     one = np.full((8, 32, 1), 0x7F7F7F7F, np.uint32)
-    d_scaled = bs.execute_mma(vs, **regs, scale_a=one, scale_b=one, sel_a=(2, 1), sel_b=(3, 2))
-    d_plain = bs.execute_mma(vu, **regs)
+    d_scaled = execute_kind(vs, **regs, scale_a=one, scale_b=one, sel_a=(2, 1), sel_b=(3, 2))
+    d_plain = execute_kind(vu, **regs)
     assert np.array_equal(d_scaled, d_plain)
 
 
@@ -403,7 +401,7 @@ def test_sparse_drops_exactly_the_metadata_positions(spec, vid):
         one = 127 if v.qualifiers["stype"] == "ue8m0" else 0x38
         regs["scale_a"] = registers_from_scales(v, "scale_a", np.full((v.m, sv), one), 0, 0, rng)
         regs["scale_b"] = registers_from_scales(v, "scale_b", np.full((sv, v.n), one), 0, 0, rng)
-    d = bs.execute_mma(v, **regs)
+    d = execute_kind(v, **regs)
     assert np.array_equal(v.unpack("d", d), exact_f32(spec, want))
 
 
@@ -427,17 +425,17 @@ def test_bad_scale_operands_are_errors(spec):
     z = {x: np.zeros((32, v.operand(x).regs), np.uint32) for x in "abc"}
     ok = np.full((32, 1), 0x38383838, np.uint32)
     with pytest.raises(bs.ScaleError, match="is block-scaled: pass scale_a= and scale_b="):
-        bs.execute_mma(v, **z)
+        execute_kind(v, **z)
     with pytest.raises(bs.ScaleError, match="undefined"):
-        bs.execute_mma(v, **z, scale_a=ok, scale_b=ok, sel_a=(2, 0))
+        execute_kind(v, **z, scale_a=ok, scale_b=ok, sel_a=(2, 0))
     bad = ok.copy()
     bad[0] = 0x38383880  # lane 0 supplies row 0 with selector {0, 0}: byte 0x80 is no ue4m3 code
     with pytest.raises(bs.ScaleError, match="0x80 is not a .ue4m3 code"):
-        bs.execute_mma(v, **z, scale_a=bad, scale_b=ok)
-    bs.execute_mma(v, **z, scale_a=bad, scale_b=ok, sel_a=(0, 1))  # lane 0 is not read with thread-id 1
+        execute_kind(v, **z, scale_a=bad, scale_b=ok)
+    execute_kind(v, **z, scale_a=bad, scale_b=ok, sel_a=(0, 1))  # lane 0 is not read with thread-id 1
     u = spec.variant(F8F6F4.format(a="e4m3", b="e4m3"))
     with pytest.raises(bs.ScaleError, match="takes no scale operands"):
-        bs.execute_mma(u, **{x: np.zeros((32, u.operand(x).regs), np.uint32) for x in "abc"}, scale_a=ok, scale_b=ok)
+        execute_kind(u, **{x: np.zeros((32, u.operand(x).regs), np.uint32) for x in "abc"}, scale_a=ok, scale_b=ok)
 
 
 @pytest.mark.parametrize("kind_id, plain_id", [
@@ -457,7 +455,7 @@ def test_sm100_is_the_h100_proven_fp8_emulation(spec, kind_id, plain_id):
     if vk.sparse:
         kept = sparse_mod.random_kept(vk, rng, vk.metadata_nibbles)
         kw = dict(e=sparse_mod.pack_metadata(vk, kept, 0), f=0)
-    got = bs.execute_mma(vk, **regs, **kw, target="sm_100a")
+    got = execute_kind(vk, **regs, **kw, target="sm_100a")
     want = vp.execute(**regs, **kw)
     assert np.array_equal(got, want)
 

@@ -20,11 +20,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from ptxspec import blockscale as bs
-from ptxspec import numerics as nm
-from ptxspec.errors import SpecError
-from ptxspec.paths import default_database
+from ptxspec.core.errors import SpecError
+from ptxspec.core.paths import default_database
+from ptxspec.semantics import blockscale as bs
+from ptxspec.semantics import numerics as nm
+from ptxspec.semantics import numerics_status
+from ptxspec.semantics.execute import execute_kind
 from test_blockscale import MANUAL_BYTES, MANUAL_SFA_LANES, MANUAL_SFB_LANES, block_scaled
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,7 +88,7 @@ def test_numerics_status_models_every_kind_variant(spec, db):
     kinds = [v for v in spec.variants if v.qualifiers.get("kind") and nm.computes_product(v)]
     assert len(kinds) == 290
     status = dict(db.execute("SELECT variant_id, status FROM numerics_status"))
-    assert {status[v.id] for v in kinds} == {nm.UNMEASURED["published"]} == {bs.STATUS}
+    assert {status[v.id] for v in kinds} == {numerics_status.UNMEASURED["published"]}
     models = dict(db.execute("SELECT variant_id, model FROM numerics_status"))
     assert {models[v.id] for v in kinds if v.qualifiers.get("kind") in ("kind::mxf4", "kind::mxf4nvf4")
             and v.qualifiers.get("block_scale")} == {"fdpa_groups"}
@@ -95,7 +96,7 @@ def test_numerics_status_models_every_kind_variant(spec, db):
                                          "JOIN numerics_rules r ON r.position = s.rule JOIN variants v "
                                          "ON v.id = s.variant_id WHERE v.kind != '' AND v.m IS NOT NULL"):
         assert basis == "published" and "MMA-Sim" in source and "2511.10909" in source
-    out = _cli("query", f"numerics={bs.STATUS}", "--format", "json")
+    out = _cli("query", f"numerics={numerics_status.UNMEASURED['published']}", "--format", "json")
     held = {r["id"] for r in json.loads(out)}  # and tcgen05.mma's block-scaled and f8f6f4 kinds
     assert {v.id for v in kinds} <= held and {v.semantics for v in spec.variants if v.id in held - {k.id for k in kinds}} == {"tmem_mma"}
     assert not [v.id for v in kinds if status[v.id] == "no model"]
@@ -121,7 +122,7 @@ def test_executor_takes_scale_registers_and_selectors(spec):
     sa = (rng.integers(0, 0x7F, (2, 32, 1)) * 0x01010101).astype(np.uint32)
     sb = (rng.integers(0, 0x7F, (2, 32, 1)) * 0x01010101).astype(np.uint32)
     d = v.execute(**regs, scale_a=sa, scale_b=sb, sel_a=(0, 1), sel_b=(0, 3))
-    assert np.array_equal(d, bs.execute_mma(v, **regs, scale_a=sa, scale_b=sb, sel_a=(0, 1), sel_b=(0, 3)))
+    assert np.array_equal(d, execute_kind(v, **regs, scale_a=sa, scale_b=sb, sel_a=(0, 1), sel_b=(0, 3)))
     with pytest.raises(ValueError, match=r"sel_a.byte_id = 2 is not one of \[0\]"):
         v.execute(**regs, scale_a=sa, scale_b=sb, sel_a=(2, 0), sel_b=(0, 0))
     with pytest.raises(ValueError, match=r"sel_b is a tuple \(byte_id, thread_id\)"):
@@ -143,6 +144,7 @@ def _figure_cells(root):
 
 def test_docs_draw_every_scale_map_as_the_manual_does(spec):
     import xml.etree.ElementTree as ET
+
     from ptxspec.emit import docs
     built = docs.build(spec)
     figs = {p: ET.fromstring(b) for p, b in built.items() if p.endswith(".svg") and "/scale-" in p}
@@ -160,13 +162,13 @@ def test_docs_draw_every_scale_map_as_the_manual_does(spec):
     page = built["docs/mma/scale.md"].decode()
     assert "## mma.scale.a, 4X" in page and "selector {0, 1}" in page
     group = built["docs/mma/mma.md"].decode()
-    assert "| `scale_a` | scale | `mma.scale.a` |" in group and bs.STATUS in group
+    assert "| `scale_a` | scale | `mma.scale.a` |" in group and numerics_status.UNMEASURED["published"] in group
 
 
 def test_c_header_scale_maps_are_the_manual_figures(tmp_path):
     """ptxspec::scale::<map><M, N, K, VECTORS> and frag::<variant>::scale_a, checked by static_assert."""
     try:
-        from ptxspec.ptxas import find_ptxas
+        from ptxspec.oracle.ptxas import find_ptxas
         nvcc = Path(find_ptxas()).with_name("nvcc")
     except Exception:  # noqa: BLE001
         pytest.skip("no nvcc wheel")
@@ -226,7 +228,7 @@ def test_docs_show_the_status_beside_each_kind_variant(spec):
     for v in kinds:
         line, _ = rows[v.ptx]
         cells = [c.strip() for c in line.strip("|").split("|")]
-        assert cells[-1] == bs.STATUS and "bit-exact" not in line, v.ptx
+        assert cells[-1] == numerics_status.UNMEASURED["published"] and "bit-exact" not in line, v.ptx
     assert "the manual and on other people's published measurements" in (docs / "how-to-read.md").read_text()
 
 
@@ -266,4 +268,4 @@ def test_no_variant_is_left_without_a_model(spec, db):
     assert not db.execute("SELECT s.variant_id FROM numerics_status s JOIN variants v ON v.id = s.variant_id "
                           "WHERE s.status = 'no model' AND v.m IS NOT NULL").fetchall()
     by = dict(db.execute("SELECT status, count(*) FROM numerics_status GROUP BY status").fetchall())
-    assert by[nm.NO_ARITHMETIC] == 48 and by[nm.UNMEASURED["sass"]] == 48
+    assert by[nm.NO_ARITHMETIC] == 48 and by[numerics_status.UNMEASURED["sass"]] == 48

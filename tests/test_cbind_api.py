@@ -23,9 +23,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from ptxspec.emit import cbind
-from ptxspec.ptxas import PtxasNotFound, find_ptxas
+from ptxspec.oracle.ptxas import PtxasNotFound, find_ptxas
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "gemm" / "gemm.cu"
@@ -220,7 +219,7 @@ def test_example_gemm_h100_record(spec):
     """The H100 run of this example (examples/gemm/run.py; tests/device/campaigns/2026-11-23-gemm.md),
     tied to the example's source and to the maps it relied on (the model's D map, from which the
     epilogue places C, and the 128B-swizzled K-major layout its descriptors describe)."""
-    from ptxspec import smem
+    from ptxspec.model import smem
 
     rec = json.loads(RECORD.read_text())
     v = spec.variant(*rec["variant"].split(":"))

@@ -13,7 +13,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from ptxspec.emit import cbind
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "c"

@@ -38,7 +38,7 @@ def test_errata_table_shows_the_evidence():
 
 def test_json_answers_hold_what_the_database_holds():
     """The JSON composed by SQLite has the content of the decoded rows (keys, order, values, types)."""
-    from ptxspec.query import Database
+    from ptxspec.query.database import Database
     db = Database.open(ROOT / "generated" / "ptxspec.sqlite")
     got = json.loads(cli("query", "--target", "sm_90a", "--ptx", "8.0", "--format", "json").stdout)
     want = db.variants(target="sm_90a", ptx="8.0")
@@ -51,7 +51,7 @@ def test_json_answers_hold_what_the_database_holds():
 
 
 def test_table_and_csv_of_every_variant_match_the_rows():
-    from ptxspec.query import Database
+    from ptxspec.query.database import Database
     db = Database.open(ROOT / "generated" / "ptxspec.sqlite")
     rows = db.variants()
     table = cli("query").stdout.splitlines()

@@ -8,8 +8,7 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 import pytest
-
-from ptxspec import build as build_mod
+from ptxspec.emit import artifacts as build_mod
 
 ROOT = Path(__file__).resolve().parents[1]
 

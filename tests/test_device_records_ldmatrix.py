@@ -107,7 +107,7 @@ def test_movement_records_replay_through_the_executors(record, spec):
 def test_samples_are_rows_of_the_loader_table(spec, sample):
     """The loader each sample ran (form, and every lane's address) is a row of the model's table,
     its row/col formulas evaluated as written."""
-    from ptxspec.expr import compile_formula
+    from ptxspec.core.expr import compile_formula
     v = e2e.variant_of(spec, sample)
     for op, load, direction in (("a", sample.a, "load"), ("b", sample.b, "load"), ("d", sample.d, "store")):
         if load is None:

@@ -19,7 +19,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from ptxspec import diff
-from ptxspec.cli import main as cli_main
+from ptxspec.cli.main import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "spec"

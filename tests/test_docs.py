@@ -26,8 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-
-from ptxspec import build
+from ptxspec.emit import artifacts as build
 from ptxspec.emit import docs
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,10 +15,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import ptxspec
-from ptxspec import numerics as nm
+import pytest
+from ptxspec.semantics import numerics as nm
+from ptxspec.semantics import numerics_status
 
 ROOT = Path(__file__).resolve().parents[1]
 EVIDENCE = ROOT / "evidence"
@@ -66,7 +66,7 @@ def test_claimed_hardware_has_evidence(spec, by_family, family):
 
 @pytest.mark.parametrize("family", sorted(ptxspec.load().families))
 def test_claimed_numerics_have_evidence(spec, by_family, family):
-    status = {r[0]: r for r in nm.status_rows(spec)}
+    status = {r[0]: r for r in numerics_status.status_rows(spec)}
     for v in by_family[family]:
         row = status.get(v.id)
         if row is None:
@@ -86,7 +86,7 @@ def test_without_evidence_nothing_is_proven(tmp_path):
     assert not bare.evidence.campaigns
     assert {v.hardware for v in bare.variants} <= {"not run: no hardware record"} | {
         v.hardware for v in bare.variants if v.hardware_note}
-    assert not [r for r in nm.status_rows(bare) if r[3] in ("bit-exact", "mismatches")]
+    assert not [r for r in numerics_status.status_rows(bare) if r[3] in ("bit-exact", "mismatches")]
 
 
 def test_the_build_reads_spec_and_evidence_only(tmp_path):

@@ -3,15 +3,14 @@ optional batch dimension, shared memory as bytes) and the identities the immedia
 from __future__ import annotations
 
 import dataclasses
-
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-from ptxspec import numerics as nm
-from ptxspec import smem as S
+from ptxspec.model import smem as S
+from ptxspec.semantics import numerics as nm
+from ptxspec.semantics import numerics_status
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "device" / "numerics"))
 import numgen as G  # noqa: E402
@@ -95,7 +94,7 @@ def test_operand_errors(spec):
 
 
 def test_params_come_from_rules_for_every_measured_variant(spec):
-    measured = nm.measured(spec)
+    measured = numerics_status.measured(spec)
     assert measured
     for v in G.runnable(spec):
         if v.id not in measured:
@@ -117,7 +116,7 @@ def test_variants_the_h100_cannot_show_are_refused(spec):
     z = {n: np.zeros((32, v.operand(n).regs), np.uint32) for n in ("a", "b", "c")}
     with pytest.raises(NotImplementedError, match="no arithmetic: ptxas emits no product for it on any target"):
         v.execute(**z)
-    status = {r[0]: r[3] for r in nm.status_rows(spec)}
+    status = {r[0]: r[3] for r in numerics_status.status_rows(spec)}
     assert {status[v.id] for v in noted} == {nm.NO_ARITHMETIC}
 
 
@@ -148,7 +147,7 @@ def _get(mem, shape, p, stride, layout, bits):
     ((8, 8, 4), "f64", "f64", "col", "row", "row", "col"), ((16, 16, 8), "tf32", "f32", "row", "row", "row", "row")])
 def test_wmma_memory_chain(spec, shape, at, dt, al, bl, cl, dl):
     """wmma.load (layout, stride) -> wmma.mma -> wmma.store gives A.B + C in memory (exact values)."""
-    from ptxspec.formats import decode
+    from ptxspec.core.formats import decode
     m, n, k = shape
     bits = {t: spec.types[t].bits for t in (at, dt)}
 

@@ -1,8 +1,7 @@
 """ptxspec.formats against independent truth: numpy's IEEE types and the formats' documented values."""
 import numpy as np
 import pytest
-
-from ptxspec import formats
+from ptxspec.core import formats
 
 # numpy warns when its own reference casts carry NaN payloads; the comparison treats NaN as NaN.
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")

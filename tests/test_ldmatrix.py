@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from ptxspec import asm, ptxas
 import test_loaders as manual
+from ptxspec.model import ptx_text as asm
+from ptxspec.oracle import ptxas
 
 ROOT = Path(__file__).resolve().parents[1]
 SURVEY = json.loads((ROOT / "tests" / "survey" / "ldmatrix-ptxas-13.5.json").read_text())
@@ -117,7 +117,7 @@ def _transcribed(v):
 
 def test_maps_are_the_manuals(spec, family):
     """Every form's fragment map, register bit by register bit, is the transcription of the manual."""
-    from ptxspec import loaders as L
+    from ptxspec.model import fragment_loaders as L
     for v in family:
         for mat in v.fragment_layouts:
             fm = v.fragment_map(mat)

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from ptxspec import loaders as L
+from ptxspec.model import fragment_loaders as L
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "device"))

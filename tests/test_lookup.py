@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from ptxspec import asm, ptxas
-from ptxspec.isa import Version
-from ptxspec.lookup import LookupFailed
-from ptxspec.query import QueryError
+from ptxspec.model import ptx_text as asm
+from ptxspec.model.catalog import LookupFailed
+from ptxspec.model.isa import Version
+from ptxspec.oracle import ptxas
+from ptxspec.query.database import QueryError
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,9 +15,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
-
 import ptxspec
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TOY = ROOT / "tests" / "new_family"

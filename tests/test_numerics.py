@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from ptxspec import numerics as nm
-from ptxspec.formats import all_codes, decode
+from ptxspec.core.formats import all_codes, decode
+from ptxspec.semantics import exact, fdpa, fields
+from ptxspec.semantics import numerics as nm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "device" / "numerics"))
 import numgen as G  # noqa: E402  (input kinds: random bits, narrow, wide, zeros/subnormals, specials)
@@ -30,7 +30,7 @@ FLOATS = ("f16", "bf16", "tf32", "e4m3", "e5m2")
 @pytest.mark.parametrize("t", FLOATS + ("f32",))
 def test_fields_decode_exactly(spec, t):
     codes = all_codes(spec, t) if t != "f32" else G.float_codes(spec, "f32", (1 << 14,), "bits", 7)
-    f = nm.decode_fields(spec, t, codes)
+    f = fields.decode_fields(spec, t, codes)
     ref = decode(spec, t, codes)
     fin = f.special == 0
     val = np.ldexp(f.mag.astype(np.float64), (f.exp - f.mbits).astype(np.int32)) * np.where(f.neg, -1, 1)
@@ -76,7 +76,7 @@ def _ref_step(spec, a_codes, b_codes, c_code, at, bt, ct, dt, F, mode, keep):
         specials.append((av, bv))
         if not (np.isfinite(av) and np.isfinite(bv)):
             continue
-        fa, fb = nm.decode_fields(spec, at, np.array([ac])), nm.decode_fields(spec, bt, np.array([bc]))
+        fa, fb = fields.decode_fields(spec, at, np.array([ac])), fields.decode_fields(spec, bt, np.array([bc]))
         p = Fraction(float(av)) * Fraction(float(bv))
         terms.append((p, -133 if p == 0 else int(fa.exp[0] + fb.exp[0])))
     cv = decode(spec, ct, np.array([c_code]))[0]
@@ -87,7 +87,7 @@ def _ref_step(spec, a_codes, b_codes, c_code, at, bt, ct, dt, F, mode, keep):
         return "nan"
     if np.isinf(total):
         return ("inf", total < 0)
-    fc = nm.decode_fields(spec, ct, np.array([c_code]))
+    fc = fields.decode_fields(spec, ct, np.array([c_code]))
     c = Fraction(float(cv))
     terms.append((c, -133 if c == 0 else int(fc.exp[0])))
     emax = max(e for _, e in terms)
@@ -119,13 +119,13 @@ def test_fdpa_matches_rational_reference(spec, at, bt, dt, F, mode, keep, kind):
     B = G.codes(spec, bt, (K, N), kind if kind != "align" else "narrow", 12)
     C = G.codes(spec, dt, (M, N), kind, 13)
     p = nm.NumericsParams("fdpa", K, F, mode, keep)
-    D = nm.fdpa(spec, A, B, C, at, bt, dt, dt, p)
+    D = fdpa.fdpa(spec, A, B, C, at, bt, dt, dt, p)
     for i in range(M):
         for j in range(N):
             ref = _ref_step(spec, A[i], B[:, j], C[i, j], at, bt, dt, dt, F, mode, keep)
             got = _value_of(spec, dt, int(D[i, j]))
             if ref == "nan":
-                assert int(D[i, j]) == nm.canonical_nan(spec, dt)
+                assert int(D[i, j]) == fields.canonical_nan(spec, dt)
             elif ref[0] == "inf":
                 assert got == ref
             elif ref == 0 or ref[0] == 0:
@@ -140,9 +140,9 @@ def test_float64_and_integer_implementations_agree(spec, at, bt, dt, F, mode, ke
         A = G.codes(spec, at, (2, 8, 16), kind if kind != "cancel" else "wide", 21)
         B = G.codes(spec, bt, (2, 16, 8), kind if kind != "cancel" else "wide", 22)
         C = G.codes(spec, dt, (2, 8, 8), kind, 23)
-        fa, fb, fc = nm.decode_fields(spec, at, A), nm.decode_fields(spec, bt, B), nm.decode_fields(spec, dt, C)
-        x = nm.fdpa_step(spec, fa, fb, fc, dt, F, mode, keep, -133)
-        y = nm._plus_zero(spec, dt, nm.fdpa_step_int(spec, fa, fb, fc, dt, F, mode, keep, -133))
+        fa, fb, fc = fields.decode_fields(spec, at, A), fields.decode_fields(spec, bt, B), fields.decode_fields(spec, dt, C)
+        x = fdpa.fdpa_step(spec, fa, fb, fc, dt, F, mode, keep, -133)
+        y = fields.plus_zero(spec, dt, fdpa.fdpa_step_int(spec, fa, fb, fc, dt, F, mode, keep, -133))
         assert np.array_equal(x, y), kind
 
 
@@ -153,7 +153,7 @@ def test_exact_sums_are_exact(spec):
     A = rng.choice(vals, (4, 16)).view(np.uint16)
     B = rng.choice(vals, (16, 8)).view(np.uint16)
     C = rng.integers(-8, 8, (4, 8)).astype(np.float32).view(np.uint32)
-    D = nm.fdpa(spec, A, B, C, "f16", "f16", "f32", "f32", nm.NumericsParams("fdpa", 16, 25, "rz"))
+    D = fdpa.fdpa(spec, A, B, C, "f16", "f16", "f32", "f32", nm.NumericsParams("fdpa", 16, 25, "rz"))
     want = A.view(np.float16).astype(np.float64) @ B.view(np.float16).astype(np.float64) + C.view(np.float32)
     assert np.array_equal(D.astype(np.uint32).view(np.float32), want.astype(np.float32))
 
@@ -163,15 +163,15 @@ def test_integer_wraps_and_satfinite_clamps_once(spec):
     B = np.array([[127], [127]], np.uint64)
     C = np.array([[(1 << 31) - 100]], np.uint64)
     exact = 2 * 127 * 127 + (1 << 31) - 100
-    wrap = nm.integer_mma(spec, A, B, C, "s8", "s8", "s32", False)
-    sat = nm.integer_mma(spec, A, B, C, "s8", "s8", "s32", True)
+    wrap = exact.integer_mma(spec, A, B, C, "s8", "s8", "s32", False)
+    sat = exact.integer_mma(spec, A, B, C, "s8", "s8", "s32", True)
     assert int(wrap[0, 0]) == exact % (1 << 32)
     assert int(sat[0, 0]) == (1 << 31) - 1
     # a clamp after partial sums would differ: C large negative, then positive products
     C2 = np.array([[((-(1 << 31) + 10) & 0xFFFFFFFF)]], np.uint64)
     B2 = np.array([[0xFF], [0x81]], np.uint64)  # -1, -127
     A2 = np.array([[0x80, 0x80]], np.uint64)  # -128, -128: products +128, +16256
-    got = nm.integer_mma(spec, A2, B2, C2, "s8", "s8", "s32", True)
+    got = exact.integer_mma(spec, A2, B2, C2, "s8", "s8", "s32", True)
     assert int(got[0, 0]) == (-(1 << 31) + 10 + 128 + 16256) & 0xFFFFFFFF
 
 
@@ -180,8 +180,8 @@ def test_b1_popc(spec):
     A = rng.integers(0, 2, (4, 256)).astype(np.uint64)
     B = rng.integers(0, 2, (256, 3)).astype(np.uint64)
     C = np.zeros((4, 3), np.uint64)
-    d_and = nm.integer_mma(spec, A, B, C, "b1", "b1", "s32", False, "and.popc")
-    d_xor = nm.integer_mma(spec, A, B, C, "b1", "b1", "s32", False, "xor.popc")
+    d_and = exact.integer_mma(spec, A, B, C, "b1", "b1", "s32", False, "and.popc")
+    d_xor = exact.integer_mma(spec, A, B, C, "b1", "b1", "s32", False, "xor.popc")
     for i in range(4):
         for j in range(3):
             assert int(d_and[i, j]) == int(sum(A[i] & B[:, j]))
@@ -206,8 +206,8 @@ def test_f64_fma_is_correctly_rounded():
             want = _f64(float(exact)) if exact != 0 else 0  # float(Fraction) rounds to nearest even
         except OverflowError:
             want = _f64(math.copysign(math.inf, exact))
-        assert nm.fma_f64(a, b, c, "rn") == want
-        rz = nm.fma_f64(a, b, c, "rz")
+        assert exact.fma_f64(a, b, c, "rn") == want
+        rz = exact.fma_f64(a, b, c, "rz")
         vz = Fraction(float(np.array([rz], np.uint64).view(np.float64)[0])) if (rz >> 52) & 0x7FF != 0x7FF else None
         if vz is not None:
             assert abs(vz) <= abs(exact)
@@ -216,24 +216,24 @@ def test_f64_fma_is_correctly_rounded():
 def test_f64_nan_rules():
     nan_a, nan_b, nan_c = 0x7FF0000000000123, 0xFFF0000000000456, 0x7FF4000000000789
     one = _f64(1.0)
-    assert nm.fma_f64(nan_a, nan_b, nan_c) == nan_b | nm.F64_QUIET  # B first (H100)
-    assert nm.fma_f64(nan_a, one, nan_c) == nan_c | nm.F64_QUIET  # then the accumulator
-    assert nm.fma_f64(nan_a, one, one) == nan_a | nm.F64_QUIET
-    assert nm.fma_f64(_f64(math.inf), 0, one) == nm.F64_NAN  # invalid: the default NaN
+    assert exact.fma_f64(nan_a, nan_b, nan_c) == nan_b | exact.F64_QUIET  # B first (H100)
+    assert exact.fma_f64(nan_a, one, nan_c) == nan_c | exact.F64_QUIET  # then the accumulator
+    assert exact.fma_f64(nan_a, one, one) == nan_a | exact.F64_QUIET
+    assert exact.fma_f64(_f64(math.inf), 0, one) == exact.F64_NAN  # invalid: the default NaN
 
 
 def test_round_to_format_matches_numpy_rn(spec):
     rng = np.random.default_rng(1)
     S = rng.integers(-(1 << 40), 1 << 40, 4000)
     e = rng.integers(-170, 100, 4000)
-    got = nm.round_to_format(spec, "f32", S, e, "rn")
+    got = fields.round_to_format(spec, "f32", S, e, "rn")
     want = np.ldexp(S.astype(np.float64), e.astype(np.int32))  # exact: |S| < 2^53
     with np.errstate(over="ignore"):
         assert np.array_equal(got.astype(np.uint32), want.astype(np.float32).view(np.uint32))
 
 
 def test_undefined_metadata_is_rejected(spec):
-    from ptxspec.execute import OperandError
+    from ptxspec.semantics.execute import OperandError
     v = spec.variant("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
     z = lambda o: np.zeros((32, v.operand(o).regs), np.uint32)  # noqa: E731
     with pytest.raises(ValueError, match="undefined sparsity metadata"):
@@ -287,7 +287,7 @@ def test_fma_chain_matches_ieee_reference(spec, ct, dt, group, kind):
     A = G.codes(spec, "f16", (M, K), kind if kind not in ("align", "onebig") else "narrow", 31)
     B = G.codes(spec, "f16", (K, N), kind if kind not in ("align", "onebig") else "narrow", 32)
     C = G.codes(spec, ct, (M, N), kind if kind != "onebig" else "narrow", 33)
-    D = nm.fma_chain(spec, A, B, C, "f16", "f16", ct, dt, nm.NumericsParams("fmachain", group, 0, "rn"))
+    D = fdpa.fma_chain(spec, A, B, C, "f16", "f16", ct, dt, nm.NumericsParams("fmachain", group, 0, "rn"))
     for i in range(M):
         for j in range(N):
             ref = _fmachain_ref(spec, A[i], B[:, j], C[i, j], ct, dt, group)
@@ -304,15 +304,15 @@ def test_fma_chain_zeros_and_specials(spec):
     pos0 = np.zeros((4, 1), np.uint64)
     # every product -0 and C = -0: the f32 chain starts from +0 (FFMA with RZ): +0; the f16 form
     # starts from the first product (FMUL): -0 (the H100's 0x8000, evidence/records)
-    assert nm.fma_chain(spec, neg0, pos0, np.array([[1 << 31]]), "f16", "f16", "f32", "f32", p32)[0, 0] == 0
-    assert nm.fma_chain(spec, neg0, pos0, np.array([[0x8000]]), "f16", "f16", "f16", "f16", p16)[0, 0] == 0x8000
+    assert fdpa.fma_chain(spec, neg0, pos0, np.array([[1 << 31]]), "f16", "f16", "f32", "f32", p32)[0, 0] == 0
+    assert fdpa.fma_chain(spec, neg0, pos0, np.array([[0x8000]]), "f16", "f16", "f16", "f16", p16)[0, 0] == 0x8000
     inf = np.array([[0x7C00, 0x3C00, 0, 0]], np.uint64)
     ninf = np.array([[0x3C00], [0xFC00], [0], [0]], np.uint64)  # +Inf x 1 + 1 x -Inf: invalid
-    assert nm.fma_chain(spec, inf, ninf, np.array([[0]]), "f16", "f16", "f32", "f32", p32)[0, 0] == 0x7FFFFFFF
-    assert nm.fma_chain(spec, inf, ninf, np.array([[0]]), "f16", "f16", "f16", "f16", p16)[0, 0] == 0x7FFF
+    assert fdpa.fma_chain(spec, inf, ninf, np.array([[0]]), "f16", "f16", "f32", "f32", p32)[0, 0] == 0x7FFFFFFF
+    assert fdpa.fma_chain(spec, inf, ninf, np.array([[0]]), "f16", "f16", "f16", "f16", p16)[0, 0] == 0x7FFF
     big = np.array([[0x7BFF, 0x7BFF, 0, 0]], np.uint64)  # 65504^2 twice: f32 finite, beyond f16: +Inf
     one = np.array([[0x7BFF], [0x7BFF], [0], [0]], np.uint64)
-    assert nm.fma_chain(spec, big, one, np.array([[0]]), "f16", "f16", "f16", "f16", p16)[0, 0] == 0x7C00
+    assert fdpa.fma_chain(spec, big, one, np.array([[0]]), "f16", "f16", "f16", "f16", p16)[0, 0] == 0x7C00
 
 
 def test_mixed_accumulators(spec):
@@ -327,9 +327,9 @@ def test_mixed_accumulators(spec):
     v = spec.variant("wmma.mma.sync.aligned.row.col.m16n16k16.f16.f32")
     p = nm.params(v)
     assert (p.model, p.via, p.round) == ("fdpa", "f32", "rz")
-    assert nm.fdpa(spec, a, b, np.zeros((1, 1)), "f16", "f16", "f32", "f16", p)[0, 0] == 0x8000
+    assert fdpa.fdpa(spec, a, b, np.zeros((1, 1)), "f16", "f16", "f32", "f16", p)[0, 0] == 0x8000
     a[0, 0], b[0, 0] = 0x0001, 0x0004  # 2^-24 x 2^-22 = 2^-46: 2 ulps of C = 2^-24 (f16 0x0001)
     v = spec.variant("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16")
     p = nm.params(v)
-    d = nm.fdpa(spec, a, b, np.array([[0x0001]]), "f16", "f16", "f16", "f32", p)[0, 0]
+    d = fdpa.fdpa(spec, a, b, np.array([[0x0001]]), "f16", "f16", "f16", "f32", p)[0, 0]
     assert d == 0x33800002  # aligned on C's f16 exponent (-14) the product would be cut: 0x33800000

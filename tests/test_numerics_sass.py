@@ -18,8 +18,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from ptxspec import numerics as nm, ptxas
+from ptxspec.oracle import ptxas
+from ptxspec.semantics import numerics as nm
+from ptxspec.semantics import numerics_status
 
 pytestmark = pytest.mark.skipif(not ptxas.available(), reason="ptxas wheel not installed")
 
@@ -124,7 +125,7 @@ def test_forms_beyond_the_manual_compute_nothing_on_any_target(target, tmp_path)
 
 def test_the_spec_gives_those_forms_no_arithmetic(spec):
     """Exactly the 48 forms above (8 mma, 40 wmma) meet a `model: none` rule, whose status says so."""
-    rows = {r[0]: r for r in nm.status_rows(spec)}
+    rows = {r[0]: r for r in numerics_status.status_rows(spec)}
     none = {v.id for v in spec.variants if nm.computes_product(v) and (nm.rule_of(v) or None)
             and nm.rule_of(v).model == "none"}
     got = sorted((v.family, v.m, v.n, v.k, v.atype) for v in spec.variants if v.id in none)
@@ -195,7 +196,7 @@ def _codes(values, typ):
 
 
 def _run(v, a, b, c):
-    from ptxspec.execute import compute
+    from ptxspec.semantics.execute import compute
     return compute(v, _codes(a, "f16"), _codes(b, "f16"), _codes(c, v.ctype), {})
 
 

@@ -55,7 +55,7 @@ def installed(site: Path, cwd: Path, *args, code=None):
 
 
 def test_wheel_holds_the_packages_and_their_data(dists):
-    from ptxspec.paths import PACKAGE_DATA
+    from ptxspec.core.paths import PACKAGE_DATA
     z = zipfile.ZipFile(dists[0])
     names = z.namelist()
     assert {n.split("/")[0] for n in names} == {"ptxspec", "ptxspec_generated", "ptxspec-0.1.0.dist-info"}

@@ -10,9 +10,9 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-
-from ptxspec import asm, ptxas
-from ptxspec.isa import Version
+from ptxspec.model import ptx_text as asm
+from ptxspec.model.isa import Version
+from ptxspec.oracle import ptxas
 
 pytestmark = pytest.mark.skipif(not ptxas.available(), reason="ptxas of the nvidia-cuda-nvcc wheel not found")
 LATEST = Version(9, 5)

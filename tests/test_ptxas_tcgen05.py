@@ -24,9 +24,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-
-from ptxspec import asm, ptxas
-from ptxspec.isa import Version
+from ptxspec.model import ptx_text as asm
+from ptxspec.model.isa import Version
+from ptxspec.oracle import ptxas
 
 pytestmark = pytest.mark.skipif(not ptxas.available(), reason="ptxas of the nvidia-cuda-nvcc wheel not found")
 HERE = Path(__file__).resolve().parent

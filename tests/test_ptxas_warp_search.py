@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from ptxspec import ptxas
+from ptxspec.oracle import ptxas
 
 pytestmark = pytest.mark.skipif(not ptxas.available(), reason="ptxas of the nvidia-cuda-nvcc wheel not found")
 SURVEY = Path(__file__).resolve().parent / "survey" / "survey_warp_mma.py"

@@ -21,12 +21,11 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import pytest
-
 import ptxspec
-from ptxspec import ptxas
-from ptxspec.asm import kernel, operand_text, statement
-from ptxspec.isa import Version
+import pytest
+from ptxspec.model.isa import Version
+from ptxspec.model.ptx_text import kernel, operand_text, statement
+from ptxspec.oracle import ptxas
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # works whatever pytest's import mode
 import ptxas_candidates as cand  # noqa: E402

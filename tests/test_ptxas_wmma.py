@@ -22,9 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-
-from ptxspec import asm, ptxas
-from ptxspec.isa import Version
+from ptxspec.model import ptx_text as asm
+from ptxspec.model.isa import Version
+from ptxspec.oracle import ptxas
 
 pytestmark = pytest.mark.skipif(not ptxas.available(), reason="ptxas of the nvidia-cuda-nvcc wheel not found")
 SURVEY = Path(__file__).parent / "survey" / "warp-mma-ptxas-13.5.json"

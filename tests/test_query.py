@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from ptxspec.query import Database, QueryError
+from ptxspec.query.database import Database, QueryError
 
 ROOT = Path(__file__).resolve().parents[1]
 DB = ROOT / "generated" / "ptxspec.sqlite"
@@ -170,7 +169,7 @@ def test_columns_hold_the_schema_types():
 
 def test_ptx_filter_honours_removed_forms():
     """.satfinite on .f16 wmma.mma was removed in PTX 6.5: valid on sm_75 at 6.3 and 6.4, not after."""
-    from ptxspec.query import Database
+    from ptxspec.query.database import Database
     db = Database.open(DB)
     sat = "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite"
     for ptx, present in (("6.3", True), ("6.4", True), ("6.5", False), ("9.5", False)):

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from readme import blocks, commands, run_python
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,7 +67,7 @@ def test_sql_blocks_answer():
 
 
 def test_cuda_block_compiles(tmp_path):
-    from ptxspec.ptxas import PtxasNotFound, find_ptxas
+    from ptxspec.oracle.ptxas import PtxasNotFound, find_ptxas
     try:
         nvcc = Path(find_ptxas()).parent / "nvcc"
     except PtxasNotFound:

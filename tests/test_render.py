@@ -8,11 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import ptxspec
+import pytest
 from ptxspec.emit import cbind
-from ptxspec.render import RenderError, render
+from ptxspec.emit.user_template import RenderError, render
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "variants.csv.j2"

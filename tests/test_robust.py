@@ -14,11 +14,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import ptxspec
-from ptxspec.errors import SpecError
-from ptxspec.query import Database, QueryError
+import pytest
+from ptxspec.core.errors import SpecError
+from ptxspec.query.database import Database, QueryError
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "spec"
@@ -86,7 +85,7 @@ def test_link_to_a_regular_file_is_read(tree):
 
 def test_unreadable_file_is_a_located_error(tree, monkeypatch):
     """(Root reads anything, so the permission error is simulated where the loader opens files.)"""
-    from ptxspec import yamlsrc
+    from ptxspec.loading import yamlsrc
     victim = str(tree / "types.yaml")
     real_open = os.open
 
@@ -267,7 +266,7 @@ def test_render_runs_templates_in_a_sandbox(tmp_path, body, needle):
 
 
 def test_render_leaves_the_model_as_it_was(tmp_path):
-    from ptxspec.render import RenderError, render
+    from ptxspec.emit.user_template import RenderError, render
     spec = ptxspec.load()
     mma = spec.variant("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
     count, fragment = len(spec.variants), mma.fragment("d").copy()

@@ -11,16 +11,14 @@ what they mean. Nothing here ran on a Blackwell GPU: the executors are "not run 
 from __future__ import annotations
 
 import json
-
 from pathlib import Path
 
 import ml_dtypes
 import numpy as np
-import pytest
-
 import ptxspec
-from ptxspec import descriptors as D
-from ptxspec import smem as S
+import pytest
+from ptxspec.model import descriptors as D
+from ptxspec.model import smem as S
 
 SPEC = ptxspec.load()
 RNG = np.random.default_rng(13)
@@ -352,8 +350,9 @@ PUBLISHED_KINDS = {"kind::f8f6f4", "kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nv
 def test_every_tcgen05_mma_variant_has_an_honest_numerics_status():
     import sqlite3
 
-    from ptxspec import numerics as nm
-    from ptxspec.paths import default_database
+    from ptxspec.core.paths import default_database
+    from ptxspec.semantics import numerics as nm
+    from ptxspec.semantics import numerics_status
     con = sqlite3.connect(f"file:{default_database()}?mode=ro", uri=True)
     rows = {r[0]: r[1:] for r in con.execute("SELECT variant_id, status, model, parameters FROM numerics_status")}
     con.close()
@@ -369,7 +368,7 @@ def test_every_tcgen05_mma_variant_has_an_honest_numerics_status():
             assert (status, model) == ("no model", None), v.id
             continue
         assert status.endswith("not run on hardware"), v.id
-        assert status == (nm.UNMEASURED["published"] if kind in PUBLISHED_KINDS else nm.BORROWED), v.id
+        assert status == (numerics_status.UNMEASURED["published"] if kind in PUBLISHED_KINDS else numerics_status.BORROWED), v.id
         if kind in MANUAL_KIND_TYPES:
             ab, ds = MANUAL_KIND_TYPES[kind]
             made = {label.split("->")[1] for label in json.loads(params)}
@@ -384,12 +383,14 @@ def test_a_spec_without_the_instruction_descriptor_builds(tmp_path):
     descriptors/tcgen05.yaml deleted; validate accepted it and the build died in StopIteration):
     then no tcgen05.mma product can be named, and each variant says `no model`."""
     import shutil
-    from ptxspec import numerics as nm
-    from ptxspec.build import artifacts
+
+    from ptxspec.emit.artifacts import artifacts
+    from ptxspec.semantics import numerics as nm
+    from ptxspec.semantics import numerics_status
     shutil.copytree(Path(__file__).resolve().parents[1] / "spec", tmp_path / "spec")
     (tmp_path / "spec" / "descriptors" / "tcgen05.yaml").unlink()
     spec = ptxspec.load(tmp_path / "spec")
-    rows = {r[0]: r[3] for r in nm.status_rows(spec)}
+    rows = {r[0]: r[3] for r in numerics_status.status_rows(spec)}
     mmas = [v.id for v in spec.variants if v.semantics == "tmem_mma"]
     assert len(mmas) == 224 and {rows[i] for i in mmas} == {"no model"}
     assert "ptxspec.sqlite" in artifacts(spec)
@@ -398,7 +399,7 @@ def test_a_spec_without_the_instruction_descriptor_builds(tmp_path):
 def test_a_measured_tcgen05_variant_keeps_its_row_and_shows_the_measurement(monkeypatch):
     """A campaign record for a descriptor-selected variant (none exists yet: no sm_100a GPU) must
     show in numerics_status as measured, not vanish or stay 'not run on hardware'."""
-    from ptxspec import numerics
+    from ptxspec.semantics import numerics, numerics_status
     v = variant("tcgen05.mma", "desc", cta_group="cta_group::1", kind="kind::f16")
     record = {"cases": 3, "outputs": 300, "mismatches": 0, "date": "2026-11-26", "campaign": "made-up"}
     monkeypatch.setattr(numerics, "measured", lambda spec: {v.id: record})

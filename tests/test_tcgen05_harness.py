@@ -18,8 +18,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "device" / "tcgen05"))
 import tmemgen  # noqa: E402
-
-from ptxspec.ptxas import PtxasNotFound, find_ptxas  # noqa: E402
+from ptxspec.oracle.ptxas import PtxasNotFound, find_ptxas  # noqa: E402
 
 
 def _tool(name):

@@ -17,9 +17,8 @@ import shutil
 import subprocess
 
 import pytest
-
-from ptxspec import descriptors as D
 from ptxspec.emit import cbind
+from ptxspec.model import descriptors as D
 from tcgen05_truth import CUTLASS_IDESCS, IDESC_TABLES, K96, KIND_TYPES, SHAPES_TABLE_39
 
 KINDS = {k: f"kind::{k}" for k in ("f16", "tf32", "f8f6f4", "i8", "mxf8f6f4", "mxf4", "mxf4nvf4")}
@@ -174,7 +173,7 @@ def test_kind_f16_type_combinations_follow_table_39(spec):
     the encoder refuses the others, decode reports them, and the executor's product list
     (tcgen05.mma's numerics status) names none of them. Other kinds' D types take every input
     type of the kind."""
-    from ptxspec import tmem_mma
+    from ptxspec.semantics import tmem_mma
     types = KIND_TYPES["f16"]
     assert types["bf16_needs_f32"]
     for a, b, d in itertools.product(types["ab"], types["ab"], types["dtype"]):

@@ -14,7 +14,6 @@ first. Nothing here ran on hardware.
 from __future__ import annotations
 
 import pytest
-
 import tcgen05_truth as T
 from test_tcgen05_truth import cute_map, triton_map
 

@@ -10,10 +10,14 @@ import itertools
 
 import numpy as np
 import pytest
-
-from ptxspec import smem as S
-from tcgen05_truth import (CUTE_MN_SW128_32B_TF32, CUTLASS_SMEM_DESCS, SMEM_CUTE_SWIZZLE, SMEM_DESC_TABLE,
-                           SMEM_SWIZZLE_CODES)
+from ptxspec.model import smem as S
+from tcgen05_truth import (
+    CUTE_MN_SW128_32B_TF32,
+    CUTLASS_SMEM_DESCS,
+    SMEM_CUTE_SWIZZLE,
+    SMEM_DESC_TABLE,
+    SMEM_SWIZZLE_CODES,
+)
 
 F = "tcgen05"
 

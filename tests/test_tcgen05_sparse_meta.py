@@ -15,12 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pytest
-
 import ptxspec
-from ptxspec import descriptors as D
-from ptxspec import tmem
-
+import pytest
+from ptxspec.model import descriptors as D
+from ptxspec.model import tmem
 from test_tcgen05_execute import ORIGIN, codes, desc_for, f32_of, small_ints, variant
 
 SPEC = ptxspec.load()

@@ -16,12 +16,11 @@ from __future__ import annotations
 import sqlite3
 
 import numpy as np
-import pytest
-
 import ptxspec
-from ptxspec import descriptors as D
-from ptxspec import tmem
-from ptxspec.paths import default_database
+import pytest
+from ptxspec.core.paths import default_database
+from ptxspec.model import descriptors as D
+from ptxspec.model import tmem
 
 SPEC = ptxspec.load()
 

@@ -9,7 +9,6 @@ named configuration under the manual's tables. Nothing here reads the spec.
 from __future__ import annotations
 
 import pytest
-
 import tcgen05_truth as T
 
 

@@ -3,10 +3,9 @@ against the manual's Table 45 and its examples, transcribed here (PTX ISA 9.7.16
 from __future__ import annotations
 
 import numpy as np
-import pytest
-
 import ptxspec
-from ptxspec import descriptors as D
+import pytest
+from ptxspec.model import descriptors as D
 
 SPEC = ptxspec.load()
 SEL = "cta_group::1"

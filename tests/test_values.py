@@ -6,10 +6,11 @@ PTX manual's element types; ml_dtypes' documented formats), not read from the co
 import ml_dtypes
 import numpy as np
 import pytest
-
-from ptxspec import blockscale, formats
-from ptxspec import smem as S
-from ptxspec.values import from_codes, to_codes, to_tf32
+from ptxspec.core import formats
+from ptxspec.core.values import from_codes, to_codes, to_tf32
+from ptxspec.model import smem as S
+from ptxspec.semantics import blockscale
+from ptxspec.semantics.execute import execute_kind
 
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
 
@@ -158,7 +159,7 @@ def test_fp6_fp4_typed_values_in_containers(spec, atype, btype):
     A, B, C = _ints(rng, -2, 2, (16, 32)), _ints(rng, -2, 2, (32, 8)), _ints(rng, -4, 4, (16, 8))
     regs = dict(a=v.pack("a", A.astype(DTYPE[atype])), b=v.pack("b", B.astype(DTYPE[btype])),
                 c=v.pack("c", C.astype(np.float32)))
-    d = blockscale.execute_mma(v, **regs)
+    d = execute_kind(v, **regs)
     assert np.array_equal(v.unpack("d", d, values=True), (A @ B + C).astype(np.float32))
     # the container holds the code where the spec says: e2m1 in bits 2-5, fp6 in bits 0-5
     one = v.unpack("a", v.pack("a", np.ones((16, 32), DTYPE[atype])))[0, 0]

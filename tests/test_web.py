@@ -12,7 +12,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from ptxspec.emit.datasette import CANNED
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,3 +1,3 @@
-from .cli import run
+from ptxspec.cli.main import run
 
 run()

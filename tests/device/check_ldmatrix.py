@@ -27,8 +27,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import ldmatrix_e2e as e2e  # noqa: E402
-from ldmatrix_harness import (SENTINEL, digest, forms, load_image, mov_codes,  # noqa: E402
-                              read_results, row_offsets, store_codes)
+from ldmatrix_harness import SENTINEL, digest, forms, load_image, mov_codes, read_results, row_offsets, store_codes  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------

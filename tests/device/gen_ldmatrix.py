@@ -26,8 +26,19 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import ldmatrix_e2e as e2e  # noqa: E402
 import ldmatrix_table as table  # noqa: E402
-from ldmatrix_harness import (CASES, IMAGE_BYTES, MOV_CASES, Form, Job, forms, load_image, mov_codes,  # noqa: E402
-                              row_offsets, store_codes, write_jobs)
+from ldmatrix_harness import (  # noqa: E402
+    CASES,
+    IMAGE_BYTES,
+    MOV_CASES,
+    Form,
+    Job,
+    forms,
+    load_image,
+    mov_codes,
+    row_offsets,
+    store_codes,
+    write_jobs,
+)
 
 TARGET = 0x2000
 SMEM_BYTES = TARGET + IMAGE_BYTES

@@ -21,9 +21,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import wgmma_harness as H  # noqa: E402
+from ptxspec.model import smem as S  # noqa: E402
 from wgmma_harness import SEG_DATA, SEG_RAND, TARGET, THREADS, Case, Segment  # noqa: E402
-
-from ptxspec import smem as S  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 BUILD = HERE / "build"

@@ -228,7 +228,7 @@ def cubins(jobs: int = 2) -> None:
     import subprocess
     from concurrent.futures import ThreadPoolExecutor
     sys.path.insert(0, str(ROOT / "generators"))
-    from ptxspec.ptxas import find_ptxas
+    from ptxspec.oracle.ptxas import find_ptxas
     bindir = Path(find_ptxas()).parent
     out = BUILD / "cubins"
     out.mkdir(exist_ok=True)

@@ -192,7 +192,7 @@ def store_matrix(window: np.ndarray, load: Load, codes: np.ndarray, eb: int):
 
 def wgmma_b(spec, v, window: np.ndarray, codes: np.ndarray, target: int) -> int:
     """Place B (K-major, no swizzle) and return its descriptor."""
-    from ptxspec import smem
+    from ptxspec.model import smem
     start = target + WG_B["offset"]
     buf = bytearray(window.tobytes())
     smem.write_matrix(buf, v, "b", "K", "none", start, WG_B["lbo"], WG_B["sbo"], codes, origin=target)

@@ -94,7 +94,7 @@ def elem_bits(spec, v, op: str) -> int:
 def offsets(spec, v, s: TSample, op: str, mv: Move, direction: str) -> np.ndarray:
     """(threads, runs) byte offsets in the window: the table row's formulas, lanes past the form's
     rows repeating the lower lanes' (the manual's advice for sm_75)."""
-    from ptxspec.expr import compile_formula
+    from ptxspec.core.expr import compile_formula
     r = loader(v, op, mv, direction)
     names = frozenset({"lane", "i", "warp"})
     rowf, colf = compile_formula(r.row, names), compile_formula(r.col, names)
@@ -162,7 +162,7 @@ def case_inputs(spec, s: TSample, case: int, target: int) -> dict:
     desc = None
     if s.form == "reg":
         from mma_harness import alphabet
-        from ptxspec import smem
+        from ptxspec.model import smem
         rows, cols = smem.operand_shape(v, "b")
         alpha = np.asarray(alphabet(spec, f"{'int' if spec.types[v.btype].cls == 'int' else 'small'}:{v.btype}"),
                            np.uint64)

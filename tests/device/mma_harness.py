@@ -43,8 +43,10 @@ if str(ROOT / "generators") not in sys.path:
     sys.path.insert(0, str(ROOT / "generators"))
 
 import ptxspec  # noqa: E402,F401 - re-exported for the checker and the records test
-from ptxspec import sparse as sparse_mod  # noqa: E402
-from ptxspec.formats import all_codes, decode as decode_values, encode_exact as encode_values  # noqa: E402,F401
+from ptxspec.core.formats import all_codes  # noqa: E402,F401
+from ptxspec.core.formats import decode as decode_values
+from ptxspec.core.formats import encode_exact as encode_values
+from ptxspec.semantics import sparse as sparse_mod  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import canonical, digest, splitmix  # noqa: E402,F401

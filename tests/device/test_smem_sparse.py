@@ -1,9 +1,8 @@
 """ptxspec.smem and ptxspec.sparse: descriptors, operand layouts, sparse compression, metadata."""
 import numpy as np
 import pytest
-
-from ptxspec import smem as S
-from ptxspec import sparse as SP
+from ptxspec.model import smem as S
+from ptxspec.semantics import sparse as SP
 
 D = "wgmma.mma_async.sync.aligned"
 

@@ -439,8 +439,8 @@ def render() -> dict[str, dict[str, str]]:
 
 def cause_line(path: Path, data_path: list) -> int:
     """The line of the node at `data_path` (its key, for a mapping entry), read back with the spec loader."""
-    from ptxspec.errors import Problems
-    from ptxspec.yamlsrc import load_file
+    from ptxspec.core.errors import Problems
+    from ptxspec.loading.yamlsrc import load_file
     problems = Problems()
     node = load_file(str(path), problems)
     assert not problems.items, problems.items

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .sides import Side
+    from ptxspec.diff.sides import Side
 
 SEVERITIES = ("breaking", "warning", "info")
 RANK = {s: i for i, s in enumerate(SEVERITIES)}

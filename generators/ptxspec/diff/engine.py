@@ -6,20 +6,27 @@ which finds the YAML position that caused a variant change.
 """
 from __future__ import annotations
 
-from ..errors import Pos
-from . import registry
-from .changes import Change, Report, shape_pattern, sort_key
-from .pairing import Pairing, pair_variants
-from .plain import plain
-from .positions import SOURCE_KEYS, entry_diff, first_diff, source_change
-from .registry import Finding
-from .sides import Side
+import contextlib
+import os
+
+from ptxspec.core.errors import Pos
+from ptxspec.core.paths import default_spec_dir
+from ptxspec.diff.changes import Change, Report, shape_pattern, sort_key
+from ptxspec.diff.ignore import apply_ignore, read_ignore
+from ptxspec.diff.pairing import Pairing, pair_variants
+from ptxspec.diff.plain import plain
+from ptxspec.diff.positions import SOURCE_KEYS, entry_diff, first_diff, source_change
+from ptxspec.diff.registry import Finding
+from ptxspec.diff.rules import RULES
+from ptxspec.diff.severity import read_severity_overrides
+from ptxspec.diff.severity import severities as severities_of
+from ptxspec.diff.sides import Side, load_side, open_side
 
 
 class Diff:
     def __init__(self, base: Side, head: Side, severities: dict[str, str] | None = None):
         self.b, self.h = base, head
-        self.severity = severities or registry.severities()
+        self.severity = severities or severities_of()
         self.pairs: Pairing = pair_variants(base.spec.variants, head.spec.variants)
         self.same_targets = plain(base.spec.targets) == plain(head.spec.targets)
         self._memo: dict = {}
@@ -86,12 +93,24 @@ class Diff:
         return c
 
     def run(self) -> list[Change]:
-        changes = [self.change(r.id, f) for r in registry.rules() for f in r.check(self)]
+        changes = [self.change(r.id, f) for r in RULES.values() for f in r.check(self)]
         changes.sort(key=sort_key)
         return changes
 
 
-def compare(base: Side, head: Side, severities: dict[str, str] | None = None) -> Report:
-    """Compare two loaded sides; `severities` (rule id -> severity) overrides the registry's."""
-    from . import rules  # noqa: F401 - registers every rule
-    return Report(base, head, Diff(base, head, registry.severities(severities)).run())
+def compare(base: Side, head: Side, overrides: dict[str, str] | None = None) -> Report:
+    """Compare two loaded sides; `overrides` (rule id -> severity) replace the rules' severities."""
+    return Report(base, head, Diff(base, head, severities_of(overrides)).run())
+
+
+def diff_trees(base: str | os.PathLike, head: str | os.PathLike, ignore: str | None = None,
+               severity_overrides: str | None = None) -> Report:
+    """Load and compare two spec directories (or git revisions of this checkout); raises CompareError."""
+    overrides = read_severity_overrides(severity_overrides) if severity_overrides else {}
+    with contextlib.ExitStack() as stack:
+        b = load_side(open_side(str(base), "BASE", default_spec_dir(), stack))
+        h = load_side(open_side(str(head), "HEAD", default_spec_dir(), stack))
+        report = compare(b, h, overrides)
+    if ignore:
+        apply_ignore(report, read_ignore(ignore))
+    return report

@@ -4,9 +4,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .changes import Report
-from .plain import short
-from .sides import CompareError
+from ptxspec.diff.changes import Report
+from ptxspec.diff.plain import short
+from ptxspec.diff.sides import CompareError
 
 _FP_RE = re.compile(r"^[0-9a-f]{12,64}$")
 

@@ -5,7 +5,7 @@ import dataclasses
 import json
 from typing import Any
 
-from ..errors import Pos
+from ptxspec.core.errors import Pos
 
 
 def plain(x) -> Any:

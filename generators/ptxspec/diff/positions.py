@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import Pos
-from ..yamlsrc import PosDict, PosList
+from ptxspec.core.errors import Pos, PosDict, PosList
 
-#: Text that explains a node without changing what it means.
 _DESCRIPTIVE = frozenset({"description", "why"})
 
 #: What each kind of variant change looks at, in `Variant.sources` keys, most telling first.

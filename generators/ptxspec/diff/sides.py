@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import SpecError
-from ..yamlsrc import PosDict
+from ptxspec.core.errors import PosDict, SpecError
+from ptxspec.loading.resolve import build_model
+from ptxspec.loading.tree import read_tree
 
 
 class CompareError(Exception):
@@ -162,8 +163,6 @@ def _tree_key(spec_dir: Path) -> tuple | None:
 
 def load_side(side: Side) -> Side:
     """Read and resolve the side's tree (a tree loaded before in this process, unchanged, is reused)."""
-    from ..resolve import build_model
-    from ..source import read_tree
     key = _tree_key(side.spec_dir)
     if key is not None and key in _LOADED:
         _LOADED.move_to_end(key)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from .sqlite import tables as database_tables
+from ptxspec.query.populate import tables as database_tables
 
 CANNED = {
     "which_thread_holds": {

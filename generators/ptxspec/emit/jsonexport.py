@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 
-from ..model import Spec
+from ptxspec.model.spec import Spec
 
 REQUIREMENT = ("min_ptx", "targets", "until_ptx", "requires")
 SIGNATURE = ("regs", "operands")

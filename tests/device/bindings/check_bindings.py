@@ -24,7 +24,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import gen_bindings as G  # noqa: E402
-
 import ptxspec  # noqa: E402
 
 TENSOR = re.compile(r"\b([A-Z]*(?:MMA|GMMA))(\.[A-Za-z0-9_]+)*")

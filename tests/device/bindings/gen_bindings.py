@@ -29,8 +29,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import ptxspec  # noqa: E402
-from ptxspec import formats, smem, sparse  # noqa: E402
+from ptxspec.core import formats  # noqa: E402
 from ptxspec.emit import cbind  # noqa: E402
+from ptxspec.model import smem  # noqa: E402
+from ptxspec.semantics import sparse  # noqa: E402
 
 BUILD = HERE.parent / "build" / "bindings"
 PARTS = 8

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ptxspec.emit import cbind
-from ptxspec.kinds import kind_of
+from ptxspec.model.kinds import kind_of
 
 PRELUDE = """\
 #include <stdint.h>

@@ -45,12 +45,11 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(ROOT / "generators"))
-from common import splitmix  # noqa: E402
-
 import ptxspec  # noqa: E402
-from ptxspec import blockscale as bs  # noqa: E402
-from ptxspec import sparse as sparse_mod  # noqa: E402
-from ptxspec.numerics import computes_product  # noqa: E402
+from common import splitmix  # noqa: E402
+from ptxspec.semantics import blockscale as bs  # noqa: E402
+from ptxspec.semantics import sparse as sparse_mod  # noqa: E402
+from ptxspec.semantics.numerics import computes_product  # noqa: E402
 
 SEED = 2026_1123_1200
 KINDS = ("bits", "narrow", "wide", "zero", "special", "align", "cancel", "tiny", "narrow", "bits")

@@ -47,12 +47,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 import gen_mma  # noqa: E402
 import gen_wgmma  # noqa: E402
+import ptxspec  # noqa: E402
 import wgmma_harness as WH  # noqa: E402
 from common import splitmix  # noqa: E402
-
-import ptxspec  # noqa: E402
-from ptxspec import smem as S  # noqa: E402
-from ptxspec import sparse as SP  # noqa: E402
+from ptxspec.model import smem as S  # noqa: E402
+from ptxspec.semantics import sparse as SP  # noqa: E402
 
 SEED = 2026_1122_0655
 TARGET = WH.TARGET
@@ -68,7 +67,8 @@ MAGIC_IN, MAGIC_OUT = 0x4E474E49, 0x4E474E4F  # "INGN", "ONGN"
 def runnable(spec):
     """The variants sm_90a runs that the executor has an arithmetic model for (not those the spec
     marks `hardware_note`: ptxas accepts them, but the H100 computes nothing there)."""
-    from ptxspec import numerics as nm
+    from ptxspec.semantics import numerics as nm
+    from ptxspec.semantics import numerics_status
 
     def modelled(v):
         try:
@@ -235,7 +235,7 @@ def _kept(v, seed):
 
 
 def _cancel_c(spec, v, A_dense, B, ctype, sa=1, sb=1):
-    from ptxspec.formats import decode
+    from ptxspec.core.formats import decode
     a = decode(spec, v.atype, A_dense).astype(np.float64) * sa
     b = decode(spec, v.btype, B).astype(np.float64) * sb
     with np.errstate(all="ignore"):
@@ -496,7 +496,7 @@ def expected_words(spec, v, cases, params=None):
         batch_keys.setdefault(tuple(sorted((n, int(x) if np.ndim(x) == 0 else -1) for n, x in c["ops"].items()
                                             if np.ndim(x) == 0)), []).append(i)
     res = [None] * len(cases)
-    from ptxspec import execute as X
+    from ptxspec.semantics import execute as X
     for key, idx in batch_keys.items():
         ops = {}
         c0 = cases[idx[0]]["ops"]
@@ -547,7 +547,7 @@ def compare_kernel(spec, k, v, cases, hw, err):
             smp = {"case": i, "kind": c["kind"], "row": int(r_), "col": int(c_),
                    "hw": hex(int(hw_el[i][r_, c_])), "exp": hex(int(ex_el[i][r_, c_]))}
             if v.k <= 32 and not v.sparse:  # the inputs of that element, to refine the model by hand
-                from ptxspec import execute as X
+                from ptxspec.semantics import execute as X
                 a_, b_, c_m, _ = X.operand_matrices(v, smem=c["smem"], smem_origin=TARGET, **c["ops"])
                 smp.update(a=[hex(int(x)) for x in a_[r_]], b=[hex(int(x)) for x in b_[:, c_]], c=hex(int(c_m[r_, c_])))
             samples.append(smp)
@@ -569,7 +569,8 @@ def _regs_d(v, words):
 
 def sweep(spec, v, cases, hw):
     """Agreement of alternative parameters on the first cases (where the model disagrees)."""
-    from ptxspec import numerics as nm
+    from ptxspec.semantics import numerics as nm
+    from ptxspec.semantics import numerics_status
     p = nm.params(v)
     alts = []
     if p.model in ("fdpa", "fp8emu"):
@@ -641,8 +642,9 @@ def device_main(build: Path, out: Path, spec_dir, procs: int, only=None, max_ker
         ids = set(json.loads(Path(ids_file).read_text()))
         kernels = [k for k in kernels if k["id"] in ids]
     if unrecorded:  # only variants without hardware records (evidence/records/numerics-*.json)
-        from ptxspec import numerics as nm
-        have = nm.measured()
+        from ptxspec.semantics import numerics as nm
+        from ptxspec.semantics import numerics_status
+        have = numerics_status.measured()
         kernels = [k for k in kernels if k["variant"] not in have]
     if max_kernels:
         kernels = kernels[:max_kernels]

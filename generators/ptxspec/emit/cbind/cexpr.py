@@ -5,8 +5,8 @@ import ast
 import re
 from functools import lru_cache
 
-from ...kinds import BindingError
-from ...model import Variant
+from ptxspec.model.kinds import BindingError
+from ptxspec.model.variant import Variant
 
 
 def name(v: Variant) -> str:

@@ -2,8 +2,10 @@
 shared-memory formulas."""
 from __future__ import annotations
 
-from ...model import Spec
-from .cexpr import cfunc, formula_c, ident
+from ptxspec.emit.cbind.cexpr import cfunc, formula_c, ident
+from ptxspec.model import smem as smem_model
+from ptxspec.model.smem import invert_encode
+from ptxspec.model.spec import Spec
 
 
 def _words(text: str) -> str:
@@ -77,7 +79,6 @@ def shared_memory(spec: Spec) -> list[dict]:
     """Per family with shared-memory operands: the typed descriptor's fields (a setter and getter
     each, but fixed fields, which only hold their value), the swizzle modes and their attributes,
     the canonical layouts and, where the spec gives them, the majors and advance_k rules."""
-    from ... import smem as smem_model
     out = []
     for fam in sorted(spec.smem):
         sm = spec.smem[fam]
@@ -190,7 +191,6 @@ def _combination_words(c) -> str:
 def bit_descriptors(spec: Spec) -> list[dict]:
     """Per run-time descriptor (spec/descriptors): per layout its fields, code constants, the
     encode/decode of number fields, make() and get_<field>()."""
-    from ...smem import invert_encode
     out = []
     for (fam, name), d in sorted(spec.descriptors.items()):
         layouts = []

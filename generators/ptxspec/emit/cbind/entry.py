@@ -19,10 +19,11 @@ import re
 import weakref
 from collections import defaultdict
 
-from ...kinds import kind_of
-from ...model import Spec, Variant
-from .cexpr import ident, name
-from .functions import binding
+from ptxspec.emit.cbind.cexpr import ident, name
+from ptxspec.emit.cbind.functions import binding
+from ptxspec.model.kinds import kind_of
+from ptxspec.model.spec import Spec
+from ptxspec.model.variant import Variant
 
 SHAPE = ("m", "n", "k")
 TYPES = ("dtype", "atype", "btype", "ctype")

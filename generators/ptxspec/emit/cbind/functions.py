@@ -13,10 +13,11 @@ import hashlib
 import re
 from functools import lru_cache
 
-from ...kinds import KINDS, BindingError, CStatement, kind_of
-from ...model import Spec, Variant
-from .cexpr import ident, name
-from .guards import requirement_text
+from ptxspec.emit.cbind.cexpr import ident, name
+from ptxspec.emit.cbind.guards import requirement_text
+from ptxspec.model.kinds import KINDS, BindingError, CStatement, kind_of
+from ptxspec.model.spec import Spec
+from ptxspec.model.variant import Variant
 
 
 def _statement(v: Variant, optional: bool) -> CStatement:

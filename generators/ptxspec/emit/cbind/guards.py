@@ -5,8 +5,9 @@ from __future__ import annotations
 import weakref
 from collections import defaultdict
 
-from ...kinds import BindingError
-from ...model import Spec, Variant
+from ptxspec.model.kinds import BindingError
+from ptxspec.model.spec import Spec
+from ptxspec.model.variant import Variant
 
 
 def _arch_condition(spec: Spec, names: set[str]) -> str:

@@ -26,10 +26,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...fragments import FragmentLayout, FragmentMap, ScaleMap, Sparsity
-from ...kinds import kind_of
-from ...model import BitDescriptor, DescriptorLayout, SharedMemory, SwizzleMode, Variant
-from .. import svg
+from ptxspec.emit import svg
+from ptxspec.model import tmem
+from ptxspec.model.descriptors import BitDescriptor, DescriptorLayout
+from ptxspec.model.fragments import FragmentLayout, FragmentMap, ScaleMap, Sparsity
+from ptxspec.model.kinds import kind_of
+from ptxspec.model.smem import SharedMemory, SwizzleMode
+from ptxspec.model.variant import Variant
 
 ROLE_TITLES = {"a": "A", "b": "B", "c": "C", "d": "D", "sparse-a": "packed sparse A"}
 
@@ -554,7 +557,6 @@ def collect_tmem(spec, family: str, variants, figs: Figures) -> None:
     """D's data-path layouts drawn for N = 64 in blocks of 16 columns (the half-data-path ones at
     each lane alignment), and the scale-factor placements for 128 rows (2x2: N = 256) in 32-bit
     columns; layouts that draw alike share one figure."""
-    from ... import tmem
     for (fam, name), d in sorted(spec.descriptors.items()):
         if fam != family:
             continue

@@ -12,13 +12,14 @@ from functools import cached_property
 
 import numpy as np
 
-from ... import numerics
-from ...kinds import kind_of
-from ...model import Spec, Variant
-from ..svg import slot_suffix
-from . import figures as F
-from .figures import metadata_operands
-from .markdown import DASH, code
+from ptxspec.emit.docs import figures as F
+from ptxspec.emit.docs.figures import metadata_operands
+from ptxspec.emit.docs.markdown import DASH, code
+from ptxspec.emit.svg import slot_suffix
+from ptxspec.model.kinds import kind_of
+from ptxspec.model.spec import Spec
+from ptxspec.model.variant import Variant
+from ptxspec.semantics import numerics_status
 
 
 @dataclass
@@ -400,7 +401,7 @@ class InstructionView:
 class FamilyView:
     def __init__(self, spec: Spec, name: str, status: dict[str, tuple]):
         self.spec = spec
-        self.status = status  # variant id -> numerics.status_rows row
+        self.status = status  # variant id -> numerics_status.status_rows row
         self.name = name
         self.model = spec.families[name]
         self.variants = [v for v in spec.variants if v.family == name]
@@ -621,7 +622,7 @@ class Site:
     def __init__(self, spec: Spec):
         self.spec = spec
         # a family whose spec states no variant yet (work in progress) gets no pages
-        self.status = {row[0]: row for row in numerics.status_rows(spec)}
+        self.status = {row[0]: row for row in numerics_status.status_rows(spec)}
         self.families = [FamilyView(spec, name, self.status) for name in sorted({v.family for v in spec.variants})]
         self.numerics_statuses = sorted(Counter(row[3] for row in self.status.values()).items())
         self.campaigns = [{"campaign": e, "variants": len(e.results),

@@ -1,0 +1,153 @@
+"""The `ptxspec` command: the parser, and the dispatch to the module of each command (see README.md
+and shared PRODUCT.md).
+
+Each command's module is imported when that command runs (`COMMANDS`, the one list of them):
+`ptxspec query` answers from SQLite and must not pay for numpy, YAML or jsonschema, which the
+commands that load the spec import.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import os
+import sys
+
+from ptxspec import __version__
+from ptxspec.cli.usage import UsageError
+from ptxspec.core.paths import DataNotFound, default_spec_dir
+
+#: command -> (module of ptxspec.cli, function)
+COMMANDS = {"validate": ("build_command", "cmd_validate"), "build": ("build_command", "cmd_build"),
+            "query": ("query_command", "cmd_query"), "serve": ("serve_command", "cmd_serve"),
+            "diff": ("diff_command", "cmd_diff"), "render": ("render_command", "cmd_render")}
+
+
+def _SpecErrors() -> tuple[type[BaseException], ...]:
+    """SpecError, where a command has imported it (it lives with the loader: the query command never
+    imports it, and cannot raise it)."""
+    errors = sys.modules.get("ptxspec.core.errors")
+    return (errors.SpecError,) if errors is not None else ()
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ptxspec", description="The machine-checked spec of PTX matrix instructions.")
+    p.add_argument("--version", action="version", version=f"ptxspec {__version__}")
+    p.add_argument("--spec", metavar="DIR", help="spec directory (default: the checkout's spec/, or the one "
+                   "installed with the package)")
+    sub = p.add_subparsers(dest="command", required=True)
+    v = sub.add_parser("validate", help="check the spec; one line per problem")
+    v.add_argument("-q", "--quiet", action="store_true", help="print the summary to stderr")
+    b = sub.add_parser("build", help="write every artifact under generated/ (or --out DIR)")
+    b.add_argument("--out", metavar="DIR", help="output directory (default: generated/ beside the --spec "
+                   "directory, or the checkout's generated/; an installed package needs --out)")
+    b.add_argument("--check", action="store_true", help="write nothing; exit 1 naming stale files")
+    q = sub.add_parser("query", help="variants, operands, fragments, errata",
+                       description="Variants filtered by any column of the variants table (FIELD=VALUE, also "
+                       "!= < <= > >=, VALUE lists a,b, and FIELD~PATTERN with * wildcards); with --target and "
+                       "--ptx only those valid there. --fragment answers which thread and register hold an "
+                       "element, or what a thread holds.")
+    q.add_argument("--family")
+    q.add_argument("--target", metavar="SM", help="only variants valid on this target")
+    q.add_argument("--ptx", metavar="X.Y", help="only variants valid at this PTX version")
+    q.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    q.add_argument("--errata", action="store_true", help="list errata instead of variants")
+    q.add_argument("--variant", metavar="ID|OPCODE", help="one variant, by id or opcode")
+    q.add_argument("--form", metavar="FORM", help="operand form, with an opcode that has several (wgmma: reg, "
+                   "desc; tcgen05.mma: desc, tmem and their _scaled kinds; ... the spec's forms)")
+    q.add_argument("--operands", action="store_true", help="list the operands of the variant(s)")
+    q.add_argument("--fragment", metavar="OPERAND", help="elements of a register operand (a, b, c, d)")
+    q.add_argument("--loader", metavar="OPERAND", help="how ldmatrix loads (stmatrix stores) a fragment (a, b, c, d) "
+                   "from (to) a tile in shared memory")
+    q.add_argument("--storage", choices=("row", "col"), help="with --loader: the tile row- or column-major")
+    q.add_argument("--direction", choices=("load", "store"), help="with --loader: load or store")
+    q.add_argument("--row", type=int, help="with --fragment: matrix row; with --scale: row of A")
+    q.add_argument("--col", type=int, help="with --fragment: matrix column; with --scale: column of B")
+    q.add_argument("--thread", type=int, help="with --fragment or --scale: thread")
+    q.add_argument("--scale", metavar="OPERAND", help="block-scale factors of a scale operand (scale_a, scale_b): "
+                   "with --row/--col and --k who holds a factor, with --thread and --byte what a byte covers")
+    q.add_argument("--k", type=int, help="with --scale: the k whose block-scale factor is asked for")
+    q.add_argument("--byte", type=int, help="with --scale: byte of the scale register (0 = bits 0-7)")
+    q.add_argument("--db", metavar="FILE", help="query this database file instead of generated/ptxspec.sqlite")
+    q.add_argument("filters", nargs="*", metavar="FIELD=VALUE", help="filters on columns of the variants table")
+    w = sub.add_parser("serve", help="browse the database in Datasette (pip install 'ptxspec[web]')")
+    w.add_argument("--port", type=int, default=8001)
+    w.add_argument("--db", metavar="FILE", help="database file (default: generated/ptxspec.sqlite)")
+    d = sub.add_parser("diff", help="semantic report of what changed between two spec trees")
+    d.add_argument("base", metavar="BASE", nargs="?", help="spec directory or git revision")
+    d.add_argument("head", metavar="HEAD", nargs="?", help="spec directory or git revision (default: --spec or spec/)")
+    d.add_argument("--format", choices=("text", "markdown", "json", "github"), default="text")
+    d.add_argument("--fail-on", choices=("breaking", "warning"), help="exit 1 when changes of this severity or worse remain")
+    d.add_argument("--ignore", metavar="FILE", help="file of fingerprints of approved changes")
+    d.add_argument("--severity-overrides", metavar="FILE",
+                   help="file of `RULE SEVERITY` lines (RULE may be a glob like isa.*) replacing rules' severities")
+    d.add_argument("--list-rules", action="store_true", help="list every rule: id, severity, description")
+    r = sub.add_parser("render", help="render a Jinja2 template over the model (see ptxspec.render)")
+    r.add_argument("template", metavar="TEMPLATE", help="template file (examples/NAME: the checkout's or the "
+                   "installed package's example)")
+    r.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    return p
+
+
+#: commands that build a model in one go and end: the cyclic garbage collector only slows them down
+#: (a model is millions of long-lived objects, rescanned at every collection: a second of a 4.4 s
+#: build), and their peak memory is the same without it. `serve` runs on, and keeps it.
+WITHOUT_GC = frozenset(COMMANDS) - {"serve"}
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    collecting = gc.isenabled()
+    if args.command in WITHOUT_GC:
+        gc.disable()
+    try:
+        return _run_command(args)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def run() -> None:
+    """The `ptxspec` console script and `python -m ptxspec`: main(), then an immediate exit. Every
+    file is written and closed and the worker pool joined by then; freeing the model object by object
+    at interpreter exit took another half second of a build."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:  # the reader went away, as main() treats it
+            pass
+    os._exit(code)
+
+
+def _run_command(args) -> int:
+    try:
+        module, function = COMMANDS[args.command]
+        return getattr(importlib.import_module(f"{__package__}.{module}"), function)(args)
+    except _SpecErrors() as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    except (UsageError, DataNotFound) as exc:
+        print(f"ptxspec {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except OSError as exc:  # the environment, not ptxspec: an unwritable output, a vanished file, ...
+        where = exc.filename or args.spec or default_spec_dir()
+        print(f"{where}:1:1: error: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug in ptxspec itself: one line, the trace only on request
+        if os.environ.get("PTXSPEC_DEBUG"):
+            raise
+        try:
+            where = args.spec or default_spec_dir()
+        except DataNotFound:
+            where = "ptxspec"
+        print(f"{where}:1:1: error: internal error in ptxspec {args.command} (a bug, please report): "
+              f"{type(exc).__name__}: {exc}; set PTXSPEC_DEBUG=1 for the traceback", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,33 @@
+"""`ptxspec render TEMPLATE`: a user's Jinja2 template over the model (ptxspec.emit.user_template)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ptxspec.cli.usage import load_spec
+from ptxspec.core.paths import data_root
+from ptxspec.emit.artifacts import write_file
+from ptxspec.emit.user_template import RenderError, render
+
+
+def _template(name: str) -> str:
+    """A template file; `examples/NAME` falls back to the example installed with the package."""
+    path = Path(name)
+    if not path.is_file() and path.parts[:1] == ("examples",):
+        packaged = data_root() / path
+        if packaged.is_file():
+            return str(packaged)
+    return name
+
+
+def cmd_render(args) -> int:
+    try:
+        text = render(load_spec(args), _template(args.template))
+    except RenderError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    if args.out:
+        write_file(Path(args.out), text.encode("utf-8"))
+    else:
+        sys.stdout.write(text)
+    return 0

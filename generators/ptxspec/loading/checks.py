@@ -1,0 +1,419 @@
+"""Invariants of a resolved model: what makes a spec that validates also make sense.
+
+The resolvers (`ptxspec.resolve`) check what they need to build the model; this pass checks the
+built model as a whole, after resolution, against facts the spec states once:
+
+- shapes: every M, N and K lies within its family's `shape_bounds` (the ISA's limits), and every
+  register fragment takes at least one register;
+- operands: a default (the value assumed when a statement leaves the operand out) is legal
+  (that a signature has what its instruction's semantics needs, the resolver checks);
+- opcodes: each variant's opcode begins with its instruction's name and has no empty qualifier
+  (`mma..sync` when a qualifier's value is missing);
+- requirements: each alternative's PTX version is one at which some of its targets exists;
+- types: a float format's sign, exponent, mantissa and ignored low bits fill exactly its bits;
+- sparsity: every valid metadata nibble keeps two different index units that make whole
+  elements, and ordered metadata leaves some nibble valid;
+- shared memory: the swizzle formula permutes the bytes of each repeating pattern of each mode;
+- tensor memory: each data-path layout puts the elements of D, for every N its shapes allow, in
+  distinct cells inside the 128 lanes and 512 columns (A's lanes inside the lanes too), and each
+  scale-factor layout puts its factors in distinct bytes of such cells;
+- places: a family's files sit in the folder of that family.
+
+Each problem points at the YAML line that states the offending fact; a fact used by many
+variants is reported once.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import PurePosixPath
+
+import numpy as np
+
+from ptxspec.core.errors import Pos, PosDict, PosList, Problems
+from ptxspec.core.expr import ExprError
+from ptxspec.model import tmem
+from ptxspec.model.isa import TargetSetError, Version, resolve_target_set
+from ptxspec.model.spec import Spec
+from ptxspec.model.tmem import COLUMNS
+
+__all__ = ["check_model"]
+
+
+def check_model(p: Problems, spec: Spec, docs) -> None:
+    """Add a located problem for every invariant the model breaks."""
+    reported: set = set()
+
+    def report(pos: Pos, message: str, cause=None) -> None:
+        """Once per position and message; with a cause, once per position and cause (with a count)."""
+        if (pos, message) not in reported:
+            reported.add((pos, message))
+            p.add(pos, message, cause=cause)
+
+    family_docs = {d.data["name"]: d for d in docs["family"]}
+    _places(report, docs)
+    _types(report, docs["types"][0].data)
+    _requirements(report, spec, docs["instruction"])
+    _variants(report, spec, family_docs)
+    _sparsities(report, spec, docs["layouts"])
+    _swizzles(report, spec, docs["smem"])
+    _tmem(report, spec, docs["descriptor"])
+
+
+# -- files ------------------------------------------------------------------------------------
+
+def _places(report, docs) -> None:
+    root = getattr(docs, "root", "")
+    for kind, key in (("family", "name"), ("instruction", "family")):
+        for doc in docs[kind]:
+            parts = PurePosixPath(_relative(doc.path, root)).parts
+            family = doc.data[key]
+            if len(parts) == 3 and parts[1] != family:
+                report(doc.data.at(key), f"the {kind} file of family {family!r} sits in families/{parts[1]}/; "
+                       f"{family}'s files go in families/{family}/")
+
+
+def _relative(path: str, root: str) -> str:
+    return PurePosixPath(os.path.relpath(path, root or ".")).as_posix()
+
+
+# -- element types ----------------------------------------------------------------------------
+
+def _types(report, data) -> None:
+    for i, t in enumerate(data["types"]):
+        f = t.get("format")
+        if not f:
+            continue
+        sign = int(t.get("signed", t["class"] == "float"))
+        used = sign + f["exponent"] + f["mantissa"] + f.get("ignored_low_bits", 0)
+        if used != t["bits"]:
+            parts = f"{sign} sign + {f['exponent']} exponent + {f['mantissa']} mantissa" + (
+                f" + {f['ignored_low_bits']} ignored" if f.get("ignored_low_bits") else "")
+            report(t.at("format") if isinstance(t, PosDict) else data["types"].at(i),
+                   f"type {t['name']}: its format's fields ({parts} bits) fill {used} bits, but the type has "
+                   f"{t['bits']}")
+
+
+# -- requirements -----------------------------------------------------------------------------
+
+def _requirements(report, spec: Spec, docs) -> None:
+    """A PTX version before every target of its alternative exists names nothing: `query --ptx`
+    would list the variant at versions no target of it can use."""
+    for doc in docs:
+        d = doc.data
+        nodes = [d["requires"]] + [g["requires"] for g in d["groups"] if "requires" in g]
+        for node in nodes:
+            for i, clause in enumerate(node):
+                _clause(report, spec, clause, node.at(i))
+
+
+def _clause(report, spec: Spec, clause, pos: Pos) -> None:
+    try:
+        targets = resolve_target_set(clause["targets"], spec.targets)
+        ptx = Version.parse(clause["ptx"])
+    except (TargetSetError, ValueError):  # reported by the resolver
+        return
+    if not targets:
+        return
+    first = min(spec.targets[t].ptx for t in targets)
+    if ptx < first:
+        names = spec.sort_targets(targets)
+        shown = names[0] if len(names) == 1 else f"{len(names)} targets ({names[0]} ... {names[-1]})"
+        report(pos, f"requires PTX {ptx} on {shown}, but {'it' if len(names) == 1 else 'none of them'} exists "
+               f"before PTX {first} (isa.yaml); state PTX {first} or later")
+
+
+# -- variants: shapes, registers, opcodes ----------------------------------------------------
+
+def _variants(report, spec: Spec, family_docs) -> None:
+    for v in spec.variants:
+        bounds = family_docs[v.family].data.get("shape_bounds") if v.family in family_docs else None
+        if v.m is not None or v.n is not None or v.k is not None:
+            if bounds is None:
+                fam = family_docs[v.family].data
+                report(fam.pos, f"family {v.family} has shapes but states no shape_bounds (the ISA's limits "
+                       "on M, N and K)")
+            else:
+                for dim in "mnk":
+                    if dim in bounds:
+                        _bound(report, v, dim, bounds[dim])
+                    elif getattr(v, dim) is not None:  # only a family whose shapes have no K leaves k out
+                        fam = family_docs[v.family].data
+                        report(fam.at("shape_bounds"), f"family {v.family} has shapes with {dim.upper()} but its "
+                               f"shape_bounds state no bound for {dim.upper()}")
+        for o in v.operands:
+            if o.kind == "fragment" and o.regs < 1:
+                report(v.pos, f"group {v.group!r}: operand {o.name} of {v.id} takes {o.regs} registers; a "
+                       "fragment takes at least one", cause=("regs", o.name))
+            if o.default is not None and not _legal(o, o.default):
+                report(_operand_pos(v, o.name, "default"), f"operand {o.name}: default {o.default} is not one of "
+                       f"its legal values ({_legal_text(o)})")
+        _opcode(report, v)
+
+
+def _legal(o, value: int) -> bool:
+    if o.values is not None and value not in o.values:
+        return False
+    return o.min_value is None or value >= o.min_value
+
+
+def _legal_text(o) -> str:
+    if o.values is not None:
+        return ", ".join(map(str, o.values))
+    return f"at least {o.min_value}"
+
+
+def _operand_pos(v, name: str, key: str) -> Pos:
+    """The key of an operand's entry in the variant's signature (or the group)."""
+    for origin in v.sources.get("operands", ()):
+        sig = origin.value
+        if isinstance(sig, PosList):
+            for i, entry in enumerate(sig):
+                if isinstance(entry, PosDict) and entry.get("name") == name:
+                    return entry.at(key) if key in entry else sig.at(i)
+    return v.pos
+
+
+def _bound(report, v, dim: str, bound) -> None:
+    value = getattr(v, dim)
+    lo, hi, step = bound["min"], bound["max"], bound.get("multiple_of", 1)
+    if value is not None and lo <= value <= hi and value % step == 0:
+        return
+    what = f"{lo} to {hi}" + (f" in multiples of {step}" if step > 1 else "")
+    shown = "none" if value is None else value
+    pos = _shape_pos(v, dim, value)
+    report(pos, f"{dim.upper()} = {shown} is outside the ISA's bounds for {v.family} ({what}, family.yaml "
+           "shape_bounds)", cause=("bounds", dim))
+
+
+def _shape_pos(v, dim: str, value) -> Pos:
+    """The list item (or n_set) stating this value of the dimension."""
+    origins = v.sources.get("shape", ())
+    if not origins:
+        return v.pos
+    shape = origins[0].value
+    node = shape.get(dim) if isinstance(shape, PosDict) else None
+    if dim == "n" and isinstance(node, str) and len(origins) > 1:  # a named n_set of the family
+        node = origins[1].value
+        if isinstance(node, PosDict):  # {range: [...]}
+            return node.pos
+    if isinstance(node, PosList):
+        for i, item in enumerate(node):
+            if item == value:
+                return node.at(i)
+        return node.pos
+    return shape.at(dim) if isinstance(shape, PosDict) else v.pos
+
+
+def _opcode(report, v) -> None:
+    name, ptx = v.instruction, v.ptx
+    where = v.sources["opcode"][0].pos if v.sources.get("opcode") else v.pos
+    if not (ptx == name or ptx.startswith(name + ".") or ptx.startswith(name + "::")):
+        report(where, f"the opcode template gives {ptx!r} (group {v.group!r}), which does not begin with "
+               f"its instruction's name {name!r}", cause="opcode name")
+    parts = ptx.replace("::", ".").split(".")
+    if "" in parts or any(c.isspace() for c in ptx):
+        report(where, f"the opcode template gives {ptx!r} (group {v.group!r}): an empty qualifier, a "
+               "placeholder whose value the group does not give", cause="empty qualifier")
+
+
+# -- sparsity ---------------------------------------------------------------------------------
+
+def _sparsities(report, spec: Spec, docs) -> None:
+    """A nibble holds the indices of the two kept index units of a chunk, first in the low two
+    bits. Both must be index units of the chunk, different, and together whole elements (an
+    element spans element_units units, aligned)."""
+    for doc in docs:
+        entries = doc.data.get("sparsity", {})
+        for name, body in entries.items():
+            sp = spec.sparsities.get(name)
+            if sp is None:
+                continue
+            units = sp.element_units
+            nibbles = body["valid_nibbles"]
+            for i, x in enumerate(nibbles):
+                first, second = x & 3, x >> 2
+                problem = None
+                if first >= sp.chunk or second >= sp.chunk:
+                    problem = f"names unit {max(first, second)} of a chunk of {sp.chunk}"
+                elif first == second:
+                    problem = f"keeps unit {first} twice"
+                elif units > 1 and {first, second} != {first - first % units + j for j in range(units)}:
+                    problem = f"keeps units {first} and {second}, which are not one whole {units}-unit element"
+                if problem:
+                    report(nibbles.at(i), f"sparsity {name}: valid nibble 0x{x:X} {problem}")
+    for v in spec.variants:
+        if v.sparsity is not None and v.metadata_order == "increasing" and not v.metadata_nibbles:
+            report(v.pos, f"group {v.group!r}: ordered metadata leaves no valid nibble of sparsity "
+                   f"{v.sparsity.name} (none keeps its units in increasing order)")
+
+
+# -- shared memory ----------------------------------------------------------------------------
+
+def _swizzles(report, spec: Spec, docs) -> None:
+    """Each mode's swizzle must move bytes only within its repeating pattern, and hit each byte of
+    it once: a permutation of every `repeat`-byte block (for every base offset it takes)."""
+    for doc in docs:
+        d = doc.data
+        sm = spec.smem.get(d["family"])
+        if sm is None or sm.swizzle is None:
+            continue
+        offsets = range(8) if "o" in sm.swizzle.names else (0,)
+        for mode in sm.swizzle_modes:
+            problem = _swizzle_problem(sm.swizzle, mode, offsets)
+            if problem:
+                report(d.at("swizzle"), f"swizzle ({mode.name}): {problem}")
+                break
+
+
+def _swizzle_problem(swizzle, mode, offsets) -> str | None:
+    if mode.repeat < 16 or mode.repeat % 16:
+        return f"a repeating pattern of {mode.repeat} bytes is not a whole number of 16-byte units"
+    blocks = 4
+    a = np.arange(blocks * mode.repeat, dtype=np.int64)
+    for o in offsets:
+        try:
+            out = np.broadcast_to(np.asarray(swizzle(a=a, b=mode.b, o=o, u=mode.unit), dtype=np.int64), a.shape)
+        except ExprError as exc:
+            return str(exc)
+        for j in range(blocks):
+            block = out[j * mode.repeat:(j + 1) * mode.repeat]
+            if not np.array_equal(np.sort(block), a[j * mode.repeat:(j + 1) * mode.repeat]):
+                return (f"not a permutation of the {mode.repeat}-byte block at byte {j * mode.repeat}"
+                        + (f" with base offset {o}" if len(offsets) > 1 else ""))
+    return None
+
+
+# -- tensor memory ----------------------------------------------------------------------------
+
+def _tmem(report, spec: Spec, docs) -> None:
+    for doc in docs:
+        d = doc.data
+        desc = spec.descriptors.get((d["family"], d["name"]))
+        if desc is None:
+            continue
+        if _bad_shapes(report, d, desc):
+            continue
+        places = {t["id"]: t for t in d.get("tmem_layouts", [])}
+        for lay in desc.tmem_layouts:
+            problem = _datapath_problem(lay, desc.shapes)
+            if problem:
+                report(_where(places[lay.id], "id", *problem), f"tmem layout {lay.id}: {problem[1]}")
+        places = {s["name"]: s for s in d.get("scale_factor_layouts", [])}
+        for sf in desc.scale_factor_layouts:
+            problem = _scale_problem(sf)
+            if problem:
+                report(_where(places[sf.name], "name", *problem), f"scale-factor layout {sf.name}: {problem[1]}")
+        places = {m["name"]: m for m in d.get("metadata_layouts", [])}
+        for ml in desc.metadata_layouts:
+            problem = _metadata_problem(desc, ml)
+            if problem:
+                report(_where(places[ml.name], "name", *problem), f"metadata layout {ml.name}: {problem[1]}")
+
+
+def _bad_shapes(report, d, desc) -> bool:
+    """An M or N below 1, or an N wider than tensor memory (D takes a column per element of a
+    row): reported at its shape."""
+    bad = False
+    for i, sh in enumerate(desc.shapes):
+        for key, vs in (("m", sh.m), ("n", sh.n), ("m_sparse", sh.m_sparse or ()), ("n_sparse", sh.n_sparse or ())):
+            if vs and min(vs) < 1:
+                report(d["shapes"][i].at(key), f"{key}: {key[0].upper()} = {min(vs)} is not a size (at least 1)")
+                bad = True
+            elif vs and key[0] == "n" and max(vs) > COLUMNS:
+                report(d["shapes"][i].at(key), f"{key}: N = {max(vs)} would take more than the {COLUMNS} columns of "
+                       "tensor memory")
+                bad = True
+    return bad
+
+
+def _where(entry, default: str, key: str | None, message: str) -> Pos:
+    """The line of the formula a problem names (`key`, or the one whose text the message quotes),
+    else the layout's first line."""
+    if key is None:
+        key = next((k for k in ("lane", "column", "byte", "bit") if isinstance(entry.get(k), str)
+                    and repr(entry[k]) in message), default)
+    return entry.at(key)
+
+
+def _ns(lay, shapes) -> list[int]:
+    """Every N some shape allows with one of the layout's cases (M, CTA group, sparsity, .ws)."""
+    ns: set[int] = set()
+    for m, cta, sparse, ws in lay.cases:
+        for sh in shapes:
+            if sh.cta_group != cta or sh.ws != ws:
+                continue
+            for sp in sparse:
+                if m in (sh.m_sparse if sp and sh.m_sparse is not None else sh.m):
+                    ns.update(sh.n_sparse if sp and sh.n_sparse is not None else sh.n)
+    return sorted(ns)
+
+
+def _datapath_problem(lay, shapes) -> tuple[str | None, str] | None:
+    """(the formula at fault, or None for the layout as a whole; what is wrong), or None."""
+    for L in lay.alignments:
+        for n in _ns(lay, shapes) or [64]:  # 64: the N its figure is drawn at
+            at = f" (N = {n}" + (f", L = {L})" if len(lay.alignments) > 1 else ")")
+            try:
+                lane, col = tmem.d_cells(lay, n, L)
+            except (ExprError, ArithmeticError, ValueError) as exc:
+                return None, f"{exc}{at}"
+            if lane.min() < 0 or lane.max() >= tmem.LANES:
+                bad = int(lane.min() if lane.min() < 0 else lane.max())
+                return "lane", f"D lands in lane {bad}, outside 0-{tmem.LANES - 1}{at}"
+            if col.min() < 0 or col.max() >= tmem.COLUMNS:
+                bad = int(col.min() if col.min() < 0 else col.max())
+                return "column", f"D lands in column {bad}, outside 0-{tmem.COLUMNS - 1}{at}"
+            if np.bincount((lane * tmem.COLUMNS + col).ravel()).max() > 1:
+                return None, f"two elements of D land in one cell{at}"
+            try:
+                lanes = tmem.a_cells(lay, 1, tmem.CELL_BITS, L)[0] if lay.a_lanes else None
+            except (ExprError, ArithmeticError, ValueError) as exc:
+                return "a_lanes", f"{exc}{at}"
+            if lanes is not None and (lanes.min() < 0 or lanes.max() >= tmem.LANES):
+                return "a_lanes", f"a row of A lands outside lanes 0-{tmem.LANES - 1}{at}"
+    return None
+
+
+def _metadata_problem(desc, ml) -> tuple[str | None, str] | None:
+    """Every chunk of every row of each kind's sparse K, under each data path and selector, in
+    tensor memory and in a 4-bit field of its own."""
+    rules = {k: r for r in desc.sparsity for k in r.kinds}
+    rows = {t.id: t.rows for t in desc.tmem_layouts}
+    for kind in ml.kinds:
+        if kind not in rules or kind not in desc.k:
+            continue
+        chunks = 2 * desc.k[kind] // rules[kind].chunk
+        for path in ml.datapaths:
+            for sel in ml.ids:
+                at = f" ({kind}, layout {path}, selector {sel})"
+                try:
+                    lane, col, bit = tmem.metadata_cells(ml, rows.get(path, tmem.LANES), chunks, sel)
+                except tmem.TmemError as exc:
+                    return "bit", f"{exc}{at}"
+                except (ExprError, ArithmeticError, ValueError) as exc:
+                    return None, f"{exc}{at}"
+                if lane.min() < 0 or lane.max() >= tmem.LANES:
+                    return "lane", f"a chunk lands outside lanes 0-{tmem.LANES - 1}{at}"
+                if col.min() < 0 or col.max() >= tmem.COLUMNS:
+                    return "column", f"a chunk lands outside columns 0-{tmem.COLUMNS - 1}{at}"
+                if (bit % 4).any():
+                    return "bit", f"a 4-bit field starts at bit {int(bit[bit % 4 != 0][0])}, not a multiple of 4{at}"
+                if np.bincount(((lane * tmem.COLUMNS + col) * 8 + bit // 4).ravel()).max() > 1:
+                    return None, f"two chunks land in one 4-bit field{at}"
+    return None
+
+
+def _scale_problem(sf) -> tuple[str | None, str] | None:
+    extent, n = tmem.scale_example(sf)
+    try:
+        lane, col, byte = tmem.scale_cells(sf, extent, 4, 0, n)
+    except (ExprError, ArithmeticError, ValueError) as exc:
+        return None, str(exc)
+    if lane.min() < 0 or lane.max() >= tmem.LANES:
+        return "lane", f"a factor lands outside lanes 0-{tmem.LANES - 1}"
+    if col.min() < 0 or col.max() >= tmem.COLUMNS:
+        return "column", f"a factor lands outside columns 0-{tmem.COLUMNS - 1}"
+    for q in range(len(lane)):
+        if np.bincount(((lane[q] * tmem.COLUMNS + col) * 4 + byte).ravel()).max() > 1:
+            return None, f"two factors land in one byte (copy {q})"
+    return None

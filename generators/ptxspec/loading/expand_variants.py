@@ -1,0 +1,327 @@
+"""Expanding a planned group of an instruction into its variants, one per point of the cross
+product of its shapes, types, qualifiers and forms: each variant's opcode, refined requirement,
+fragment layouts (each distinct map checked once), operands and sources."""
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass, field
+
+from ptxspec.core.errors import Pos, PosDict, did_you_mean
+from ptxspec.core.expr import ExprError, Formula
+from ptxspec.loading.context import Context, Origin, int_set
+from ptxspec.loading.resolve_tables import Layouts
+from ptxspec.model.family import Instruction
+from ptxspec.model.fragments import FragmentLayout, Sparsity
+from ptxspec.model.isa import Requirement, Version
+from ptxspec.model.kinds import KINDS, OperandContext
+from ptxspec.model.opcodes import fill_template
+from ptxspec.model.spec import Spec
+from ptxspec.model.variant import Operand, Variant
+
+REGS_NAMES = frozenset({"M", "N", "K", "abits", "bbits", "cbits", "dbits"})
+#: The most registers a thread has on every target (the CUDA C++ Programming Guide's "maximum number
+#: of 32-bit registers per thread", 255 from compute capability 7.0 to 12.x): no operand of one
+#: instruction can take more. A limit of the programming model, not a fact of the instructions, and
+#: kept out of isa.yaml so that a spec revision without it still loads (`ptxspec diff OLD NEW`).
+MAX_REGISTERS = 255
+
+
+@dataclass
+class Refinement:
+    when: dict
+    ptx: Version | None
+    targets: frozenset[str] | None
+    origin: Origin
+    metadata_order: str = ""
+    used: bool = False
+
+    def matches(self, fields: dict) -> bool:
+        return all(str(fields.get(key)) == str(val) for key, val in self.when.items())
+
+
+@dataclass
+class FragmentSpec:
+    matrix: str
+    layout: str | None  # layout name template; None: register count only
+    regs: Formula
+    node: PosDict  # the group's fragments entry
+    containers: bool
+
+
+@dataclass
+class GroupPlan:
+    """Everything about a group that is the same for each of its variants."""
+    inst: Instruction
+    threads: int
+    node: PosDict  # the group's YAML mapping
+    pos: Pos
+    requirement: Requirement
+    template: str
+    axes: list[list[tuple[str, str]]]
+    signature: list
+    shapes: list[tuple]
+    combos: list[tuple[str, str, str, str]]
+    sparsity: Sparsity | None
+    fragments: dict[str, FragmentSpec]
+    sources: dict[str, tuple[Origin, ...]] = field(default_factory=dict)
+    options: dict[str, list[str]] = field(default_factory=dict)  # option axis -> values
+
+
+def _nowhere(p, r: Refinement, what: str) -> None:
+    """A refinement that leaves a variant (or an option of one) valid on no target: the spec would
+    state an instruction form that exists nowhere, and it would vanish from every artifact."""
+    p.add(r.origin.pos, f"this refinement leaves {what} valid on no target: none of its targets is among those "
+          "its instruction or group requires", cause=("nowhere", id(r)))
+
+
+def option_requirements(plan: GroupPlan, refinements, fields: dict, values: dict, req, p=None):
+    """Each option value with its requirement: the variant's, narrowed by the refinements that
+    name the value (and match the variant's other fields); and the opcode template with the
+    option placeholders left in. An option a refinement leaves valid nowhere is reported to `p`."""
+    if not plan.options:
+        return {}, ""
+    out = {}
+    for axis, vals in plan.options.items():
+        entries = []
+        for value in vals:
+            vreq = req
+            for r in refinements:
+                if str(r.when.get(axis, None)) == value and \
+                        all(str(fields.get(k)) == str(x) for k, x in r.when.items() if k != axis):
+                    r.used = True
+                    vreq = vreq.refined(r.ptx, r.targets)
+                    if p is not None and req.clauses and not vreq.clauses:
+                        _nowhere(p, r, f"option .{value}")
+            if vreq.clauses:
+                entries.append((value, vreq))
+        out[axis] = tuple(entries)
+    marks = {axis: f"\x00{axis}\x00" for axis in plan.options}
+    text = fill_template(plan.template, {**values, **marks})
+    for axis, mark in marks.items():
+        text = text.replace("." + mark, "{." + axis + "}").replace(mark, "{" + axis + "}")
+    return out, text
+
+
+class VariantExpander:
+    """Adds the variants of planned groups to `spec`."""
+
+    def __init__(self, ctx: Context, spec: Spec, layouts: Layouts, family_docs: dict, target_origins: dict,
+                 root: str):
+        self.p, self.spec, self.layouts, self.root = ctx.p, spec, layouts, root
+        self.family_docs = family_docs  # family name -> its document (for the origins of matrices)
+        self.target_origins = target_origins  # target name -> its isa.yaml entry
+        self._targets_src: dict[frozenset, tuple[Origin, ...]] = {}
+        self._checked: dict[tuple, bool] = {}  # maps already checked, and whether they passed
+
+    def expand(self, plan: GroupPlan, refinements: list[Refinement]) -> None:
+        g = plan.node
+        for (m, n, k), types, sat, op, form, qv in itertools.product(
+                plan.shapes, plan.combos, g.get("satfinite", [False]), g.get("op", [""]), g.get("forms", [""]),
+                itertools.product(*plan.axes)):
+            var = self.variant(plan, refinements, (m, n, k), types, sat, op, form, dict(qv))
+            if var is None:
+                return
+            self.add(var)
+
+    def variant(self, plan: GroupPlan, refinements, shape, types, sat, op, form, qdict) -> Variant | None:
+        s, g = self.spec, plan.node
+        (m, n, k), (a, b, c, dd) = shape, types
+        fields = dict(m=m, n=n, k=k, atype=a, btype=b, ctype=c, dtype=dd, satfinite=sat, op=op, form=form, **qdict)
+        values = {"m": m, "n": n, "k": k, "atype": a, "btype": b, "ctype": c, "dtype": dd,
+                  "satfinite": ".satfinite" if sat else "", "op": f".{op}" if op else "", **qdict}
+        ptx = fill_template(plan.template, values)
+        req, order, matched = plan.requirement, "", []
+        for r in refinements:
+            if r.matches(fields):
+                r.used = True
+                req = req.refined(r.ptx, r.targets)
+                order = r.metadata_order or order
+                matched.append(r.origin)
+                if plan.requirement.clauses and not req.clauses:
+                    _nowhere(self.p, r, ptx)
+                    return None
+        options, option_template = option_requirements(plan, refinements, fields, values, req, self.p)
+        layouts = self.fragment_layouts(plan, values, form, shape, types)
+        if layouts is None:
+            return None
+        fl, regs_only = layouts
+        if plan.sparsity is not None and not self.check_sparsity(plan.sparsity, plan.threads, m, n, k):
+            return None
+        if not self.check_scale_maps(plan, m, n, k):
+            return None
+        by_field = {"atype": a, "btype": b, "ctype": c, "dtype": dd}
+        mats = s.families[plan.inst.family].matrices
+        ctx = OperandContext(s.types, {mat: by_field[dims.type_field] for mat, dims in mats.items()}, fl, regs_only,
+                             plan.sparsity)
+        nodes = [o for o in plan.signature if not o.get("forms") or form in o["forms"]]
+        operands = tuple(self.operand(o, ctx) for o in nodes)
+        for o, node in zip(operands, nodes):  # a register count no thread has would size every artifact
+            if not 0 <= o.regs <= MAX_REGISTERS:
+                self.p.add(node.at("regs") if "regs" in node else node.pos,
+                           f"operand {o.name!r} takes {o.regs} registers (first in {ptx}); a thread has at most "
+                           f"{MAX_REGISTERS}", cause=("regs", o.name, o.regs))
+                return None
+        sources = dict(plan.sources)
+        sources["requirement"] = plan.sources["requirement"] + tuple(matched) + self.targets_source(req.targets)
+        for mat, (lay, _, _) in fl.items():
+            sources[f"fragment.{mat}"] = (Origin(g["fragments"], mat), self.layouts.origins[lay.name])
+        for o in operands:
+            if o.scale_map:
+                sources[f"scale.{o.name}"] = (self.layouts.origins[o.scale_map],)
+        return Variant(
+            id=f"{ptx}:{form}" if form else ptx, family=plan.inst.family, instruction=plan.inst.name, ptx=ptx,
+            form=form, m=m, n=n, k=k, atype=a, btype=b, ctype=c, dtype=dd, satfinite=sat, op=op,
+            sparse=plan.sparsity is not None, requirement=req, operands=operands, group=g["name"], pos=plan.pos,
+            threads=plan.threads, spec=s, qualifiers=qdict, fragment_layouts=fl, sparsity=plan.sparsity,
+            metadata_order=order if plan.sparsity is not None else "", batch=g.get("batch", 1),
+            ptxas_only=g.get("ptxas_only", ""), hardware_note=" ".join(g.get("hardware_note", "").split()),
+            options=options, option_template=option_template, sources=sources)
+
+    def targets_source(self, targets: frozenset[str]) -> tuple[Origin, ...]:
+        hit = self._targets_src.get(targets)
+        if hit is None:
+            hit = self._targets_src[targets] = tuple(self.target_origins[t] for t in self.spec.sort_targets(targets))
+        return hit
+
+    def fragment_layouts(self, plan: GroupPlan, values, form, shape, types):
+        """({matrix: (layout, element bits, shape)}, {matrix: register count} for matrices without
+        a map), or None after reporting a problem."""
+        s = self.spec
+        (m, n, k), (a, b, c, dd) = shape, types
+        bits = {f"{x}bits": s.types[t].bits for x, t in zip("abcd", types) if t}
+        shape_env = dict(M=m or 0, N=n or 0, K=k or 0)
+        fl, regs_only = {}, {}
+        for mat, fs in plan.fragments.items():
+            if fs.layout is None:  # the register count is known, the map is not (see the group)
+                try:
+                    regs_only[mat] = int(fs.regs(**shape_env, **{x: bits.get(x, 0) for x in
+                                                                  ("abits", "bbits", "cbits", "dbits")}))
+                except ExprError as exc:
+                    self.p.add(fs.node.at("regs"), f"regs for m{m}n{n}k{k}: {exc}")
+                    return None
+                if not 0 <= regs_only[mat] <= MAX_REGISTERS:
+                    self.p.add(fs.node.at("regs"), f"regs for m{m}n{n}k{k} is {regs_only[mat]}; a thread has at most "
+                               f"{MAX_REGISTERS} registers", cause=("regs", mat, regs_only[mat]))
+                    return None
+                continue
+            lay_name = fill_template(fs.layout, {**values, "form": form})
+            lay = s.layouts.get(lay_name)
+            if lay is None:
+                if lay_name not in self.layouts.broken:  # already reported where it is defined
+                    self.p.add(fs.node.at("layout"), f"unknown layout {lay_name!r}{did_you_mean(lay_name, s.layouts)}")
+                return None
+            type_field = s.families[plan.inst.family].matrices[mat].type_field
+            etype = {"atype": a, "btype": b, "ctype": c, "dtype": dd}[type_field]
+            if not etype:
+                self.p.add(fs.node.at("layout"), f"group {plan.node['name']!r} maps a fragment of {mat.upper()} but "
+                           f"its types give {mat.upper()} no type ({type_field})")
+                return None
+            ebits = s.types[etype].bits
+            if fs.containers:  # each element in its type's container (e2m1 in 8 bits, say)
+                ebits = s.types[etype].container_bits or ebits
+            batch = plan.node.get("batch", 1)
+            # the group's own regs formula is part of what is checked: two groups sharing a layout
+            # each state theirs (fuzz seed 23, tree 8913: a second group's '2**62' went unread)
+            key = (lay.name, ebits, (m, n, k), mat, plan.sparsity is not None, batch, fs.node.at("regs"))
+            if key not in self._checked:
+                self._checked[key] = self.check_fragment(plan, fs, lay, ebits, shape, {**bits, f"{mat}bits": ebits})
+            if not self._checked[key]:
+                return None
+            fl[mat] = (lay, ebits, (m or 0, n or 0, k or 0))
+        return fl, regs_only
+
+    def check_fragment(self, plan: GroupPlan, fs: FragmentSpec, lay: FragmentLayout, ebits, shape, bits) -> bool:
+        m, n, k = shape
+        mat, g = fs.matrix, plan.node
+        try:
+            fmap = lay.evaluate(plan.threads, ebits, m or 0, n or 0, k or 0)
+        except ExprError as exc:
+            if lay.name not in self.layouts.broken:  # one report per layout, not per shape using it
+                self.layouts.broken.add(lay.name)
+                self.p.add(lay.pos, f"layout {lay.name} for m{m}n{n}k{k}: {exc}")
+            return False
+        try:
+            regs = int(fs.regs(M=m or 0, N=n or 0, K=k or 0,
+                               **{b: bits.get(b, 0) for b in ("abits", "bbits", "cbits", "dbits")}))
+        except ExprError as exc:
+            self.p.add(fs.node.at("regs"), f"regs for m{m}n{n}k{k}: {exc}")
+            return False
+        batch = g.get("batch", 1)
+        dims = self.spec.families[plan.inst.family].matrices[mat]
+        try:
+            want_rows, want_cols = dims.size(m or 0, n or 0, k or 0, batch, plan.sparsity is not None)
+        except ExprError as exc:
+            self.p.add(self.family_docs[plan.inst.family]["matrices"].at(mat), f"matrix {mat} for m{m}n{n}k{k}: {exc}")
+            return False
+        if (fmap.rows, fmap.cols) != (want_rows, want_cols):
+            self.p.add(fs.node.at("layout"), f"layout {lay.name} covers a {fmap.rows}x{fmap.cols} matrix but "
+                       f"{mat.upper()} of m{m}n{n}k{k} is {want_rows}x{want_cols}"
+                       + (" (packed sparse A)" if mat == "a" and plan.sparsity else "")
+                       + (f" ({batch} stacked products)" if batch > 1 else ""))
+            return False
+        problem = fmap.bijection_problem()
+        if problem:
+            self.p.add(lay.pos, f"layout {lay.name} is not a bijection for m{m}n{n}k{k}: {problem}")
+            return False
+        if regs != fmap.regs:
+            self.p.add(fs.node.at("regs"), f"regs says {regs} registers for {mat.upper()} of m{m}n{n}k{k} in group "
+                       f"{g['name']!r}, but {fmap.elements} elements of {ebits} bits fill {fmap.regs}")
+            return False
+        return True
+
+    def check_sparsity(self, sparsity: Sparsity, threads: int, m, n, k) -> bool:
+        key = ("sp", sparsity.name, m, n, k)
+        if key not in self._checked:
+            try:
+                problem = sparsity.bijection_problem(threads, m, n, k)
+            except ExprError as exc:
+                problem = str(exc)
+            if problem:
+                self.p.add(sparsity.pos, f"sparsity {sparsity.name} for m{m}n{n}k{k}: {problem}")
+            self._checked[key] = not problem
+        return self._checked[key]
+
+    def check_scale_maps(self, plan: GroupPlan, m, n, k) -> bool:
+        """Every scale map, for every legal selector, holds each scale factor in exactly one byte."""
+        for o in plan.signature:
+            if o["kind"] != "scale" or "map" not in o:
+                continue
+            sel = next(s for s in plan.signature if s["kind"] == "scale_selector" and s.get("matrix") == o.get("matrix"))
+            parts = {name: tuple(int_set(vals)) for name, vals in sel["parts"].items()}
+            key = ("scale", o["map"], o["vectors"], m, n, k, tuple(sorted(parts.items())))
+            if key not in self._checked:
+                sm = self.layouts.scale_maps[o["map"]]
+                try:
+                    problem = sm.bijection_problem(plan.threads, o["vectors"], parts, m or 0, n or 0, k or 0)
+                except ExprError as exc:
+                    problem = str(exc)
+                if problem:
+                    per = "row" if sm.matrix == "a" else "column"
+                    self.p.add(sm.pos, f"scale map {sm.name} with {o['vectors']} per {per} for m{m}n{n}k{k}: {problem}")
+                self._checked[key] = not problem
+            if not self._checked[key]:
+                return False
+        return True
+
+    def operand(self, o, ctx: OperandContext) -> Operand:
+        r = KINDS[o["kind"]].resolve(o, ctx)
+        parts = tuple((name, tuple(int_set(vals))) for name, vals in o.get("parts", {}).items())
+        return Operand(name=o["name"], kind=o["kind"], io=o.get("io", "in"), matrix=o.get("matrix"), values=r.values,
+                       min_value=r.min_value, regs=r.regs, reg_type=r.reg_type, layout=r.layout,
+                       element_type=r.element_type, parts=parts, optional=bool(o.get("optional", False)),
+                       observed_on=r.observed_on, default=o.get("default"), vector=bool(o.get("vector", True)),
+                       vectors=int(o.get("vectors", 0)), scale_map=o.get("map"))
+
+    def add(self, var: Variant) -> None:
+        s = self.spec
+        if var.id in s._by_id:
+            other = s._by_id[var.id]
+            where = f"line {other.pos.line}" if other.pos.path == var.pos.path else \
+                f"{os.path.relpath(other.pos.path, self.root or '.')}:{other.pos.line}"
+            self.p.add(var.pos, f"variant {var.id} defined twice (also group {other.group!r} at {where})",
+                       cause=("defined twice", other.group, other.pos))
+            return
+        s._by_id[var.id] = var
+        s._by_key[(var.ptx, var.form)] = var
+        s.variants.append(var)

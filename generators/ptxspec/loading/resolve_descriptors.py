@@ -1,0 +1,304 @@
+"""spec/descriptors/*.yaml -> BitDescriptor: a run-time descriptor operand's layouts and shapes.
+
+Checked here: the family and its selector axis exist, every selector value a layout names is a
+value of that axis and has one layout; the fields of a layout tile its bits exactly; number
+fields' `encode` formulas are bit routings (so they invert) whose legal inputs fit; codes fit
+their fields; the shapes name known selector values and CTA groups.
+"""
+from __future__ import annotations
+
+from ptxspec.core.expr import ExprError
+from ptxspec.loading.context import Context
+from ptxspec.loading.tree import Document
+from ptxspec.model.descriptors import (
+    BitDescriptor,
+    DescriptorCombination,
+    DescriptorField,
+    DescriptorLayout,
+    DescriptorShape,
+)
+from ptxspec.model.family import Family
+from ptxspec.model.kinds import KINDS, int_set
+from ptxspec.model.smem import invert_encode
+from ptxspec.model.tmem import MetadataLayout, ScaleFactorLayout, SparsityRule, TmemLayout
+
+
+def _per_selector(raw, known: set[str], where, ctx: Context, what: str) -> dict:
+    """A value given for every selector, or per selector value (`default`: the others) -> {sel or '': value}."""
+    if isinstance(raw, dict) and raw and all(k in known or k == "default" for k in raw):
+        return {("" if k == "default" else k): v for k, v in raw.items()}
+    # a map of selectors: its values are tables (codes) or sets (legal: a list, or a dict that is no
+    # {range}); a misspelt selector must not read as one value for every selector (fuzz seed 23,
+    # tree 37981: 'ctagroup::1' did, and validate died on the map as a set)
+    per_selector = isinstance(raw, dict) and raw and "range" not in raw and (
+        what != "codes" or all(isinstance(v, dict) for v in raw.values()))
+    if per_selector or isinstance(raw, dict) and any(k.startswith("kind::") or k == "default" for k in raw):
+        bad = sorted(k for k in raw if k not in known and k != "default")
+        ctx.p.add(where, f"{what}: {', '.join(bad)} is not a selector value of this layout ({', '.join(sorted(known))})")
+        return {}
+    return {"": raw}
+
+
+def _field(ctx: Context, f, known: set[str], bits: int, pos) -> DescriptorField | None:
+    name, lsb, width = f["name"], f["lsb"], f["width"]
+    if lsb + width > bits:
+        ctx.p.add(f.at("width"), f"field {name} runs past bit {bits - 1}")
+        return None
+    if "reserved" in f:
+        if f["reserved"] >> width:
+            ctx.p.add(f.at("reserved"), f"field {name}: {f['reserved']} does not fit in {width} bits")
+        return DescriptorField(name, lsb, width, f["description"], reserved=f["reserved"])
+    if "codes" in f:
+        codes = _per_selector(f["codes"], known, f.at("codes"), ctx, "codes")
+        for sel, table in codes.items():
+            if not isinstance(table, dict):
+                ctx.p.add(f.at("codes"), f"field {name}: codes for {sel or 'every kind'} must be a map name -> code")
+                return None
+            for value, code in table.items():
+                if code >> width:
+                    ctx.p.add(f.at("codes"), f"field {name}: code {code} of {value!r} does not fit in {width} bits")
+        return DescriptorField(name, lsb, width, f["description"], codes=codes)
+    enc = ctx.formula(f, "encode", frozenset({"x"}), pos)
+    if enc is None:
+        return None
+    try:
+        invert_encode(name, enc, width)
+    except (ValueError, ExprError) as exc:
+        ctx.p.add(f.at("encode"), str(exc))
+        return None
+    legal = {sel: tuple(int_set(v)) for sel, v in _per_selector(f.get("legal"), known, f.at("name"), ctx,
+                                                                 "legal").items() if v is not None}
+    for sel, values in legal.items():
+        for x in values:
+            try:
+                code = int(enc(x=x))
+            except ExprError as exc:  # the value itself can be out of any formula's range
+                ctx.p.add(f.at("legal"), f"field {name}: legal input {x}: {exc}")
+                break
+            if code >> width or code < 0:
+                ctx.p.add(f.at("legal"), f"field {name}: legal input {x} encodes to {code:#x}, wider than {width} bits")
+    return DescriptorField(name, lsb, width, f["description"], encode=enc, legal=legal)
+
+
+def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, Family]) -> dict:
+    out = {}
+    for doc in docs:
+        d = doc.data
+        if not ctx.known(d, "family", families, "family"):
+            continue
+        fam = families[d["family"]]
+        if d["operand_kind"] not in KINDS:
+            ctx.p.add(d.at("operand_kind"), f"unknown operand kind {d['operand_kind']!r}")
+        axis = fam.axes.get(d["selector"])
+        if axis is None:
+            ctx.p.add(d.at("selector"), f"selector {d['selector']!r} is no qualifier axis of family {fam.name}")
+            continue
+        values = {v for v in axis.values if v}
+        seen: dict[str, str] = {}
+        layouts = []
+        for i, lay in enumerate(d["layouts"]):
+            where = d["layouts"][i]
+            for sel in lay["kinds"]:
+                if sel not in values:
+                    ctx.p.add(where.at("kinds"), f"{sel!r} is not a value of axis {axis.name}")
+                elif sel in seen:
+                    ctx.p.add(where.at("kinds"), f"{sel!r} has two layouts ({seen[sel]} and {lay['name']})")
+                seen[sel] = lay["name"]
+            ctx.once(lay["fields"], lambda f: f["name"], f"layout {lay['name']}: field")
+            fields, used = [], 0
+            for j, f in enumerate(lay["fields"]):
+                mask = ((1 << f["width"]) - 1) << f["lsb"]
+                if used & mask:
+                    ctx.p.add(lay["fields"].at(j), f"field {f['name']} overlaps another field")
+                used |= mask
+                got = _field(ctx, lay["fields"][j], set(lay["kinds"]), d["bits"], d.pos)
+                if got is not None:
+                    fields.append(got)
+            if used != (1 << d["bits"]) - 1:
+                free = [b for b in range(d["bits"]) if not (used >> b) & 1]
+                ctx.p.add(where.at("fields"), f"layout {lay['name']}: bits {free} belong to no field "
+                                              "(write reserved fields out)")
+            combos = _combinations(ctx, where, tuple(lay["kinds"]), fields)
+            layouts.append(DescriptorLayout(lay["name"], lay.get("manual", ""), tuple(lay["kinds"]),
+                                            tuple(sorted(fields, key=lambda f: f.lsb)), combos))
+        shapes = []
+        cta = fam.axes.get("cta_group")
+        # fuzz seed 23, tree 156077: a second entry was ignored by descriptors.shapes and broke the
+        # database's key (IntegrityError, exit 3)
+        ctx.once(d.get("shapes", []), lambda sh: [f"{k}, {sh['cta_group']}{', .ws' if sh['ws'] else ''}"
+                                                  for k in sh["kinds"]], "the shapes of", "kinds")
+        for i, sh in enumerate(d.get("shapes", [])):
+            for sel in sh["kinds"]:
+                if sel not in seen:
+                    ctx.p.add(d["shapes"][i].at("kinds"), f"{sel!r} has no layout")
+            if cta is None or sh["cta_group"] not in cta.values:
+                ctx.p.add(d["shapes"][i].at("cta_group"), f"{sh['cta_group']!r} is not a value of axis cta_group")
+            ms, ns = (tuple(int_set(sh[key])) if key in sh else None for key in ("m_sparse", "n_sparse"))
+            shapes.append(DescriptorShape(tuple(sh["kinds"]), sh["cta_group"], sh["ws"], tuple(int_set(sh["m"])),
+                                          tuple(int_set(sh["n"])), ms, ns))
+        k = dict(d.get("k", {}))
+        for sel in k:
+            if sel not in seen:
+                ctx.p.add(d.at("k"), f"k: {sel!r} has no layout")
+        key = (d["family"], d["name"])
+        if key in out:
+            ctx.p.add(d.at("name"), f"descriptor {d['name']} of {d['family']} is defined twice")
+        tmem = _tmem_layouts(ctx, d, cta)
+        sfl = _scale_factor_layouts(ctx, d, {t.id for t in tmem})
+        sparsity = _sparsity(ctx, d, seen)
+        meta = _metadata_layouts(ctx, d, {t.id for t in tmem}, {k for r in d.get("sparsity", []) for k in r["kinds"]})
+        out[key] = BitDescriptor(d["family"], d["name"], d["operand_kind"], d["manual"], d["bits"],
+                                 d["description"], d["selector"], layouts, shapes, k, d.pos, tmem, sfl, sparsity, meta)
+    return out
+
+
+def _combinations(ctx: Context, lay, kinds: tuple[str, ...], fields: list[DescriptorField]) -> tuple:
+    """A layout's value combinations: kinds of the layout, fields that are code fields of it, and
+    value names that are codes of the field for at least one of the rule's kinds; no field both
+    in `when` and in `then`."""
+    code_fields = {f.name: f for f in fields if f.what == "codes"}
+    out = []
+    for i, c in enumerate(lay.get("combinations", [])):
+        where = lay["combinations"][i]
+        sel = tuple(c.get("kinds", kinds))
+        bad = [k for k in sel if k not in kinds]
+        if bad:
+            ctx.p.add(where.at("kinds"), f"combination: {', '.join(bad)} does not use "
+                      f"this layout ({', '.join(kinds)})")
+            continue
+        parts, ok = {}, True
+        for key in ("when", "then"):
+            for name, values in c[key].items():
+                f = code_fields.get(name)
+                if f is None:
+                    ctx.p.add(c[key].at(name),
+                              f"combination {key}: {name!r} is no code field of this layout "
+                              f"({', '.join(sorted(code_fields))})")
+                    ok = False
+                    continue
+                named = {v for k in sel for v in f.codes_for(k)}
+                unknown = [v for v in values if v not in named]
+                if unknown:
+                    ctx.p.add(c[key].at(name),
+                              f"combination {key}: {name} {', '.join(map(repr, unknown))} is a value of none of "
+                              f"{', '.join(sel)} (they have {', '.join(sorted(named))})")
+                    ok = False
+            parts[key] = tuple((name, tuple(values)) for name, values in c[key].items())
+        if ok and set(dict(parts["when"])) & set(dict(parts["then"])):
+            ctx.p.add(where, "combination: a field is both in `when` and in `then`")
+            ok = False
+        if ok:
+            out.append(DescriptorCombination(sel, parts["when"], parts["then"], c["manual"], c.get("description", "")))
+    return tuple(out)
+
+
+_TMEM_NAMES = frozenset({"m", "n", "N", "L"})
+_SF_NAMES = frozenset({"r", "s", "q", "id", "N"})
+_META_NAMES = frozenset({"r", "c", "id"})
+
+
+def _tmem_layouts(ctx: Context, d, cta) -> list[TmemLayout]:
+    """tmem_layouts: ids unique, CTA groups known, no (M, CTA group, sparsity, .ws) in two layouts."""
+    out, seen, cases_seen = [], set(), {}
+    for i, t in enumerate(d.get("tmem_layouts", [])):
+        where = d["tmem_layouts"][i]
+        if t["id"] in seen:
+            ctx.p.add(where.at("id"), f"tmem layout {t['id']} is defined twice")
+        seen.add(t["id"])
+        cases = []
+        for j, c in enumerate(t["cases"]):
+            if cta is None or c["cta_group"] not in cta.values:
+                ctx.p.add(t["cases"][j].at("cta_group"), f"{c['cta_group']!r} is not a value of axis cta_group")
+            for sp in c["sparse"]:
+                key = (c["m"], c["cta_group"], sp, c["ws"])
+                if key in cases_seen:
+                    ctx.p.add(t["cases"][j].at("m"), f"M = {c['m']}, {c['cta_group']}, sparse {sp}, ws {c['ws']} is "
+                                                     f"already layout {cases_seen[key]}'s")
+                cases_seen[key] = t["id"]
+            cases.append((c["m"], c["cta_group"], tuple(c["sparse"]), c["ws"]))
+        lane, column = (ctx.formula(t, key, _TMEM_NAMES, d.pos) for key in ("lane", "column"))
+        a_lanes = []
+        for j, src in enumerate(t.get("a_lanes", [])):
+            f = ctx.formula({"a_lane": src}, "a_lane", _TMEM_NAMES, t["a_lanes"].at(j))
+            if f is not None:
+                a_lanes.append(f)
+        if lane is None or column is None:
+            continue
+        out.append(TmemLayout(t["id"], t["manual"], t["organization"], tuple(cases), t["rows"],
+                              tuple(t.get("alignments", [0])), lane, column, tuple(a_lanes), t["description"]))
+    return out
+
+
+def _placement(ctx: Context, d, entry, ids: set[str], names: frozenset[str], keys: tuple[str, ...]):
+    """A TMEM placement's data paths must be tmem layouts; its formulas (over `names`), or None."""
+    for p in entry["datapaths"]:
+        if p not in ids:
+            ctx.p.add(entry.at("datapaths"), f"{p!r} is no tmem layout (they are {', '.join(sorted(ids))})")
+    fs = [ctx.formula(entry, key, names, d.pos) for key in keys]
+    return None if None in fs else fs
+
+
+def _scale_factor_layouts(ctx: Context, d, ids: set[str]) -> list[ScaleFactorLayout]:
+    out = []
+    placed = d.get("scale_factor_layouts", [])
+    ctx.once(placed, lambda s: s["name"], "scale-factor layout")
+    ctx.once(placed, lambda s: [f"{s['matrix']} under layout {p}" for p in s["datapaths"]],
+             "the scale-factor placement of", "datapaths")  # one per matrix and data-path layout
+    for i, s in enumerate(placed):
+        fs = _placement(ctx, d, placed[i], ids, _SF_NAMES, ("lane", "column", "byte"))
+        if fs is None:
+            continue
+        out.append(ScaleFactorLayout(s["name"], s["manual"], s["matrix"], tuple(s["datapaths"]), s["copies"],
+                                     *fs, s["description"]))  # type: ignore[arg-type]
+    return out
+
+
+def _sparsity(ctx: Context, d, kinds) -> list[SparsityRule]:
+    """sparsity: kinds of the descriptor, each in one rule; chunks of whole kept and dropped
+    sub-chunks; each code keeps half the sub-chunks, distinct and inside the chunk."""
+    rules = d.get("sparsity", [])
+    ctx.once(rules, lambda r: list(r["kinds"]), "the sparsity of", "kinds")
+    out = []
+    for i, r in enumerate(rules):
+        where, ok = rules[i], True
+        for sel in r["kinds"]:
+            if sel not in kinds:
+                ctx.p.add(where.at("kinds"), f"sparsity: {sel!r} has no layout")
+                ok = False
+        if r["chunk"] % (2 * r["unit"]):
+            ctx.p.add(where.at("unit"), f"sparsity: a chunk of {r['chunk']} is no whole number of pairs of "
+                                        f"{r['unit']}-element sub-chunks")
+            continue
+        subs, kept = r["chunk"] // r["unit"], r["chunk"] // r["unit"] // 2
+        codes = []
+        for code, pos in r["codes"].items():
+            if len(pos) != kept or len(set(pos)) != kept or max(pos) >= subs:
+                ctx.p.add(r["codes"].at(code), f"sparsity: code {code} must keep {kept} distinct sub-chunks of "
+                                               f"0-{subs - 1}, not {list(pos)}")
+                ok = False
+            codes.append((int(code, 2), tuple(pos)))
+        if ok:
+            out.append(SparsityRule(tuple(r["kinds"]), r["manual"], r["chunk"], r["unit"], tuple(codes),
+                                    r.get("description", "")))
+    return out
+
+
+def _metadata_layouts(ctx: Context, d, ids: set[str], sparse_kinds: set[str]) -> list[MetadataLayout]:
+    """metadata_layouts: kinds with a sparsity rule, known data paths, one layout per kind and
+    data path."""
+    lays = d.get("metadata_layouts", [])
+    ctx.once(lays, lambda m: m["name"], "metadata layout")
+    ctx.once(lays, lambda m: [f"{k} under layout {p}" for k in m["kinds"] for p in m["datapaths"]],
+             "the metadata layout of", "kinds")
+    out = []
+    for i, m in enumerate(lays):
+        where = lays[i]
+        for sel in m["kinds"]:
+            if sel not in sparse_kinds:
+                ctx.p.add(where.at("kinds"), f"metadata layout {m['name']}: {sel!r} has no sparsity rule")
+        fs = _placement(ctx, d, where, ids, _META_NAMES, ("lane", "column", "bit"))
+        if fs is None:
+            continue
+        out.append(MetadataLayout(m["name"], m["manual"], tuple(m["kinds"]), tuple(m["datapaths"]), tuple(m["ids"]),
+                                  *fs, m["description"]))  # type: ignore[arg-type]
+    return out

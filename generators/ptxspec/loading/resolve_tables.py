@@ -1,0 +1,288 @@
+"""Resolvers of the spec files that define tables: the ISA (PTX versions, targets), the element
+types, the families, the layouts (fragment, sparsity and scale-factor maps) and the shared-memory
+descriptions. Each takes its documents (and the tables it depends on, explicitly) and returns
+what it resolved; problems go to the shared context."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ptxspec.core.errors import Pos, did_you_mean
+from ptxspec.core.expr import ExprError, compile_formula
+from ptxspec.loading.context import Context, Origin, int_set
+from ptxspec.loading.tree import Document
+from ptxspec.model.elements import ElementType
+from ptxspec.model.family import Axis, Family, MatrixDims
+from ptxspec.model.fragments import META_NAMES, SCALE_BYTE_NAMES, SCALE_NAMES, FragmentLayout, ScaleMap, Sparsity
+from ptxspec.model.isa import Target, Version
+from ptxspec.model.opcodes import OPCODE_FIELDS
+from ptxspec.model.smem import SharedMemory, SwizzleMode, invert_encode
+
+MATRIX_NAMES = frozenset({"M", "N", "K", "batch", "sparse"})
+
+
+@dataclass
+class Isa:
+    ptx_versions: list[Version] = field(default_factory=list)
+    ptxas_versions: set[Version] = field(default_factory=set)
+    targets: dict[str, Target] = field(default_factory=dict)
+    origins: dict[str, Origin] = field(default_factory=dict)  # target name -> its entry in isa.yaml
+
+
+def resolve_isa(ctx: Context, doc: Document) -> Isa:
+    d = doc.data
+    isa = Isa()
+    seen: dict[Version, Pos] = {}
+    for i, entry in enumerate(d["ptx_versions"]):
+        v = Version.parse(entry["version"])
+        pos = d["ptx_versions"].at(i)
+        if v in seen:
+            ctx.p.add(pos, f"PTX version {v} listed twice (first at line {seen[v].line})")
+            continue
+        if isa.ptx_versions and v < isa.ptx_versions[-1]:
+            ctx.p.add(pos, f"PTX version {v} is out of order")
+        seen[v] = pos
+        isa.ptx_versions.append(v)
+        if entry.get("ptxas", True):
+            isa.ptxas_versions.add(v)
+    for i, entry in enumerate(d["targets"]):
+        pos = d["targets"].at(i)
+        name = entry["name"]
+        if name in isa.targets:
+            ctx.p.add(pos, f"target {name} listed twice")
+            continue
+        want = f"sm_{entry['arch']}{entry['suffix']}"
+        if name != want:
+            ctx.p.add(pos, f"target name {name} does not match arch {entry['arch']} and suffix {entry['suffix']!r}")
+        v = Version.parse(entry["ptx"])
+        if v not in seen:
+            ctx.p.add(entry.at("ptx"), f"unknown PTX version {v}")
+        # the family is the compute capability's major version (sm_XY: X), shared by a chip's plain,
+        # `a` and `f` targets: derived, so that no spec can state another (fuzz seed 23: sm_107f
+        # given family 7, or 2**63-1). Revisions before the derivation state it: checked, so that
+        # they still load (`ptxspec diff OLD NEW`)
+        if "family" in entry and entry["family"] != entry["arch"] // 10:
+            ctx.p.add(entry.at("family"), f"target {name} has family {entry['family']}; sm_{entry['arch']} is of "
+                      f"family {entry['arch'] // 10} (the compute capability's major version)")
+        isa.targets[name] = Target(name, entry["arch"], entry["suffix"], entry["arch"] // 10, v, entry.get("ptxas", True))
+        isa.origins[name] = Origin(d["targets"], i)
+    return isa
+
+
+def resolve_types(ctx: Context, doc: Document) -> dict[str, ElementType]:
+    d = doc.data
+    types: dict[str, ElementType] = {}
+    for i, t in enumerate(d["types"]):
+        pos = d["types"].at(i)
+        if t["name"] in types:
+            ctx.p.add(pos, f"type {t['name']} listed twice")
+            continue
+        if t["class"] == "float" and "format" not in t:
+            ctx.p.add(pos, f"float type {t['name']} needs a format")
+        c_bits, c_shift = t.get("container_bits"), t.get("container_shift", 0)
+        packed = t.get("packed", {})
+        types[t["name"]] = ElementType(
+            name=t["name"], cls=t["class"], bits=t["bits"], register=t["register"],
+            signed=t.get("signed", t["class"] == "float"), format=t.get("format"),
+            description=t.get("description", ""), container_bits=c_bits, container_shift=c_shift,
+            packed_elements=packed.get("elements", 0), packed_bits=packed.get("bits", 0))
+        if packed and packed["elements"] * t["bits"] > packed["bits"]:
+            ctx.p.add(pos, f"type {t['name']}: {packed['elements']} elements of {t['bits']} bits do not fit "
+                      f"{packed['bits']} bits")
+        if c_shift and (c_bits is None or c_shift + t["bits"] > c_bits):
+            ctx.p.add(pos, f"type {t['name']}: a {t['bits']}-bit element at bit {c_shift} does not fit its "
+                      f"{c_bits}-bit container" if c_bits else f"type {t['name']}: container_shift needs container_bits")
+    return types
+
+
+def resolve_families(ctx: Context, docs: list[Document]) -> dict[str, Family]:
+    families: dict[str, Family] = {}
+    for doc in docs:
+        d = doc.data
+        if d["name"] in families:
+            ctx.p.add(d.at("name"), f"family {d['name']} defined twice")
+            continue
+        n_sets = {}
+        for name, value in d.get("n_sets", {}).items():
+            n_sets[name] = int_set(value)
+            if not n_sets[name]:
+                ctx.p.add(d["n_sets"].at(name), f"n_set {name!r} is empty (a range runs first to last, upward)")
+        axes = {name: Axis(name, a["description"], tuple(a["values"]), bool(a.get("option", False)))
+                for name, a in d.get("axes", {}).items()}
+        for name, a in axes.items():
+            if a.option and "" not in a.values:
+                ctx.p.add(d["axes"].at(name), f"option axis {name!r} needs '' among its values (the qualifier left "
+                          "out: every variant's base opcode)")
+        for name in axes:
+            if name in OPCODE_FIELDS or name == "form":
+                ctx.p.add(d["axes"].at(name), f"axis {name!r} would shadow the opcode field of that name")
+        matrices = {}
+        for name, body in d.get("matrices", {}).items():
+            rows = ctx.formula(body, "rows", MATRIX_NAMES, d.pos)
+            cols = ctx.formula(body, "cols", MATRIX_NAMES, d.pos)
+            type_field = body.get("type") or {"a": "atype", "b": "btype", "c": "ctype", "d": "dtype"}.get(name)
+            if type_field is None:
+                ctx.p.add(body.pos, f"matrix {name!r} needs `type` (atype, btype, ctype or dtype): only a, b, c and d "
+                          "take their element type from their name")
+            elif rows is not None and cols is not None:
+                matrices[name] = MatrixDims(name, body["description"], rows, cols, type_field)
+        families[d["name"]] = Family(name=d["name"], title=d["title"], description=d["description"],
+                                     manual=d.get("manual", ""), threads=d["threads"], n_sets=n_sets, pos=d.pos,
+                                     axes=axes, forms=dict(d.get("forms", {})), matrices=matrices)
+    return families
+
+
+@dataclass
+class Layouts:
+    fragments: dict[str, FragmentLayout] = field(default_factory=dict)
+    sparsities: dict[str, Sparsity] = field(default_factory=dict)
+    scale_maps: dict[str, ScaleMap] = field(default_factory=dict)
+    #: layouts whose formulas failed: already reported where they are defined, so a group that
+    #: names one is not reported again
+    broken: set[str] = field(default_factory=set)
+    origins: dict[str, Origin] = field(default_factory=dict)  # name -> its definition
+
+
+def _names_for(cls, key):
+    if cls is FragmentLayout:
+        return {"rows": frozenset({"M", "N", "K"}), "cols": frozenset({"M", "N", "K"}),
+                "elements": frozenset({"M", "N", "K"}), "row": frozenset({"t", "i", "M", "N", "K"}),
+                "col": frozenset({"t", "i", "M", "N", "K"})}.get(key)
+    if cls is ScaleMap:
+        return {"supplies": SCALE_NAMES, "index": SCALE_NAMES, "byte": SCALE_BYTE_NAMES}.get(key)
+    return {"contributes": META_NAMES, "row": META_NAMES, "chunk_index": META_NAMES}.get(key)
+
+
+def resolve_layouts(ctx: Context, docs: list[Document], targets: dict[str, Target]) -> Layouts:
+    out = Layouts()
+    first_pos: dict[str, Pos] = {}
+    for doc in docs:
+        d = doc.data
+        table: dict[str, Any]  # layouts or sparsities by name
+        for section, cls, table in (("fragments", FragmentLayout, out.fragments),
+                                    ("sparsity", Sparsity, out.sparsities),
+                                    ("scale_maps", ScaleMap, out.scale_maps)):
+            entries = d.get(section, {})
+            for name, body in entries.items():
+                pos = entries.at(name)
+                if name in first_pos:
+                    ctx.p.add(pos, f"layout {name!r} defined twice (first at {first_pos[name]})")
+                    continue
+                first_pos[name] = pos
+                out.origins[name] = Origin(entries, name)
+                if body.get("observed_on") and body["observed_on"] not in targets:
+                    ctx.p.add(body.at("observed_on"), f"unknown target {body['observed_on']!r}"
+                              f"{did_you_mean(body['observed_on'], targets)}")
+                try:
+                    table[name] = cls.build(name, body, pos)
+                except ExprError as exc:
+                    out.broken.add(name)
+                    _report_broken_layout(ctx, cls, body, pos, exc)
+    return out
+
+
+def _report_broken_layout(ctx: Context, cls, body, pos: Pos, exc: ExprError) -> None:
+    """Point at the first key whose formula fails."""
+    for key, value in body.items():
+        if isinstance(value, (str, int)) and not isinstance(value, bool):
+            try:
+                names = _names_for(cls, key)
+                if names:
+                    compile_formula(str(value), names)
+            except ExprError as e2:
+                ctx.p.add(body.at(key), f"{key}: {e2}")
+                return
+    ctx.p.add(pos, str(exc))
+
+
+def resolve_smem(ctx: Context, docs: list[Document], families: dict[str, Family]) -> dict[str, SharedMemory]:
+    out: dict[str, SharedMemory] = {}
+    first: dict[str, str] = {}
+    for doc in docs:
+        d = doc.data
+        if d["family"] in first:  # one family, one descriptor: a second file would silently win
+            ctx.p.add(d.at("family"), f"the shared-memory descriptor of family {d['family']} is defined twice "
+                                      f"(also {first[d['family']]})")
+            continue
+        first[d["family"]] = doc.path
+        ctx.once(d["descriptor"]["fields"], lambda f: f["name"], "descriptor field")
+        ctx.once(d["swizzle_modes"], lambda m: m["name"], "swizzle mode")
+        ctx.once(d.get("majors", []), lambda m: m["name"], "major")
+        ctx.once(d["canonical_layouts"], lambda c: (c["major"], "swizzled" if c["swizzled"] else "not swizzled"),
+                 "canonical layout")
+        fields, used = [], 0
+        for i, f in enumerate(d["descriptor"]["fields"]):
+            mask = ((1 << f["width"]) - 1) << f["lsb"]
+            if f["lsb"] + f["width"] > 64:
+                ctx.p.add(d["descriptor"]["fields"].at(i), f"field {f['name']} runs past bit 63")
+            elif used & mask:
+                ctx.p.add(d["descriptor"]["fields"].at(i), f"field {f['name']} overlaps another field")
+            used |= mask
+            if "fixed" in f:  # a constant field: its encode is the constant (x is ignored)
+                enc = compile_formula(str(f["fixed"]), frozenset({"x"}))
+                if f["fixed"] >> f["width"]:
+                    ctx.p.add(d["descriptor"]["fields"].at(i), f"field {f['name']}: {f['fixed']} does not fit")
+            else:
+                enc = ctx.formula(f, "encode", frozenset({"x"}), d.pos)
+            fields.append({**{k: f[k] for k in ("name", "lsb", "width", "description")}, "encode": enc,
+                           "fixed": f.get("fixed"), "default": f.get("default"),
+                           "takes": f.get("takes", "integer"), "symbol": f.get("symbol")})
+        modes = [SwizzleMode(m["name"], m["code"], m["width"], m["b"], m["repeat"], m["description"],
+                             m.get("unit", 16), tuple(m.get("majors", ("K", "MN")))) for m in d["swizzle_modes"]]
+        codes = [m.code for m in modes]
+        if len(set(codes)) != len(codes):
+            ctx.p.add(d.at("swizzle_modes"), "two swizzle modes share a code")
+        swz = ctx.formula(d, "swizzle", frozenset({"a", "b", "o", "u"}), d.pos)
+        ctx.known(d, "family", families, "family")
+        symbols = frozenset(f["symbol"] for f in fields if f["symbol"])
+        layouts = []
+        for c in d["canonical_layouts"]:
+            off = ctx.formula(c, "bit_offset", frozenset({"mn", "k", "bits", "W", "R", "LBO", "SBO"}), d.pos)
+            advance = None
+            if "advance_k" in c:
+                adv = c["advance_k"]
+                advance = {"bytes": ctx.formula(adv, "bytes", frozenset({"k", "bits", "W", "R"}) | symbols, d.pos),
+                           "legal": ctx.formula(adv, "legal", frozenset({"k", "bits", "W", "R", "K"}), d.pos)}
+            layouts.append({"major": c["major"], "swizzled": c["swizzled"], "cute": c["cute"], "bit_offset": off,
+                            "advance_k": advance})
+        _sample_smem(ctx, d, fields, swz, modes, layouts)
+        if swz is None:  # reported; the spec will not load
+            continue
+        majors = [{k: m[k] for k in ("name", "trans", "description")} for m in d.get("majors", [])]
+        out[d["family"]] = SharedMemory(family=d["family"], description=d["description"], fields=fields,
+                                        swizzle_modes=modes, swizzle=swz, canonical_layouts=layouts, majors=majors)
+    return out
+
+
+def _sample_smem(ctx: Context, d, fields, swz, modes, layouts) -> None:
+    """Compiling is not enough: evaluate every shared-memory formula on sample inputs."""
+    for i, f in enumerate(fields):
+        if f["encode"] is not None:
+            try:
+                f["encode"](x=np.arange(0, 1 << 18, 16, dtype=np.int64))
+            except ExprError as exc:
+                ctx.p.add(d["descriptor"]["fields"][i].at("encode"), f"encode: {exc}")
+                continue
+            if f["fixed"] is None:  # the C++ and Python decoders invert it: it must route bits one to one
+                try:
+                    invert_encode(f["name"], f["encode"], f["width"])
+                except (ValueError, ExprError) as exc:
+                    ctx.p.add(d["descriptor"]["fields"][i].at("encode"), f"encode: {exc}")
+    addresses = np.arange(0, 4096, 16, dtype=np.int64)
+    if swz is not None:
+        for m in modes:
+            try:
+                swz(a=addresses, b=m.b, o=0, u=m.unit)
+            except ExprError as exc:
+                ctx.p.add(d.at("swizzle"), f"swizzle ({m.name}): {exc}")
+                break
+    grid = dict(mn=np.arange(64)[:, None], k=np.arange(32)[None, :], bits=16, LBO=256, SBO=1024)
+    for i, c in enumerate(layouts):
+        if c["bit_offset"] is not None:
+            try:
+                for m in modes:
+                    c["bit_offset"](W=m.width, R=m.rows, **grid)
+            except ExprError as exc:
+                ctx.p.add(d["canonical_layouts"][i].at("bit_offset"), f"bit_offset: {exc}")

@@ -1,0 +1,263 @@
+"""Reading a spec tree: every YAML file, checked against the JSON Schema of its `kind`.
+
+This is the only module that reads `spec/`. It returns the parsed documents, grouped by kind,
+with positions intact, or raises SpecError listing every problem found in every file.
+"""
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import best_match
+from jsonschema.protocols import Validator
+from referencing import Registry, Resource
+
+from ptxspec.core.errors import Pos, PosDict, PosList, Problems, SpecError, did_you_mean
+from ptxspec.core.paths import default_spec_dir, repo_root, schema_dir  # noqa: F401 (re-exported)
+from ptxspec.loading.yamlsrc import load_file, read_regular
+
+KINDS = ("isa", "types", "family", "instruction", "layouts", "smem", "descriptor", "errata", "numerics")
+SCHEMA_BASE = "https://ptxspec.dev/schema/"
+
+
+@lru_cache(maxsize=1)
+def _validators() -> dict[str, Validator]:
+    schemas = {}
+    for path in sorted(schema_dir().glob("*.schema.json")):
+        if path.name == "database.schema.json":
+            continue
+        schemas[path.name] = json.loads(path.read_text(encoding="utf-8"))
+    registry = Registry().with_resources(
+        (SCHEMA_BASE + name, Resource.from_contents(body)) for name, body in schemas.items())
+    return {kind: jsonschema.Draft202012Validator(schemas[f"{kind}.schema.json"], registry=registry)
+            for kind in KINDS}
+
+
+def schema_of(kind: str) -> dict:
+    schema = _validators()[kind].schema
+    assert isinstance(schema, dict)  # every schema file is an object
+    return schema
+
+
+class Tree(dict):
+    """Documents grouped by kind, plus a digest of the tree's files (relative paths and bytes)."""
+
+    digest: str = ""
+    root: str = ""
+
+
+@dataclass
+class Document:
+    path: str
+    kind: str
+    data: PosDict
+
+
+def locate(doc: Any, path) -> Pos | None:
+    """The position of the value at a JSON path inside a positioned document."""
+    node, pos = doc, getattr(doc, "pos", None)
+    for part in path:
+        if isinstance(node, PosDict) and part in node:
+            pos, node = node.at(part), node[part]
+        elif isinstance(node, PosList) and isinstance(part, int) and part < len(node):
+            pos, node = node.at(part), node[part]
+        else:
+            break
+        pos = getattr(node, "pos", pos)
+    return pos
+
+
+def _key_pos(doc: Any, path, key: str) -> Pos | None:
+    node = doc
+    for part in path:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return node.at(key) if isinstance(node, PosDict) else None
+
+
+def _schema_problems(doc: Document, problems: Problems) -> None:
+    validator = _validators()[doc.kind]
+    for error in validator.iter_errors(doc.data):
+        while error.context:  # oneOf/anyOf: report the branch that fits the value's type best
+            specific = [e for e in error.context if e.validator != "type"]
+            error = best_match(specific or error.context) or error
+            if not error.context:
+                break
+        path = list(error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            allowed = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+            for key in error.instance:
+                if key not in allowed:
+                    pos = _key_pos(doc.data, path, key) or locate(doc.data, path) or Pos(doc.path)
+                    problems.add(pos, f"unknown key {key!r}{did_you_mean(key, allowed)}")
+            continue
+        pos = locate(doc.data, path) or Pos(doc.path)
+        where = "/".join(str(p) for p in path) or "document"
+        problems.add(pos, f"{where}: {_message(error)}")
+
+
+def _message(error) -> str:
+    if error.validator == "required":
+        return error.message.replace("is a required property", "is required")
+    if error.validator == "enum":
+        return f"{error.instance!r} is not one of {', '.join(map(repr, error.validator_value))}"
+    if error.validator == "pattern":
+        desc = error.schema.get("description", f"pattern {error.validator_value}")
+        return f"{error.instance!r} does not match: {desc}"
+    if error.validator == "type" and isinstance(error.instance, float):
+        return f"{error.instance!r} is a number here; quote it (e.g. \"8.0\") for a version string"
+    if error.validator == "const":
+        return f"{error.instance!r} should be {error.validator_value!r}"
+    return error.message
+
+
+#: Where each kind of spec file lives, relative to the spec directory ("{family}": the family the
+#: file names). A kind missing here may live anywhere; a file elsewhere is an error, not ignored.
+PLACES = {
+    "isa": ("isa.yaml",),
+    "types": ("types.yaml",),
+    "numerics": ("numerics.yaml",),
+    "family": ("families/{family}/family.yaml",),
+    "instruction": ("families/{family}/*.yaml",),
+    "layouts": ("layouts/*.yaml",),
+    "smem": ("smem/*.yaml",),
+    "errata": ("errata/*.yaml",),
+}
+SPEC_SUFFIX = ".yaml"
+
+
+def spec_files(root: Path, problems: Problems) -> list[tuple[Path, bytes]]:
+    """Every spec file under root with its bytes, in path order. Only directories and regular files
+    (or links to regular files) belong in a spec tree: special files, links to directories, broken
+    or looping links, unreadable entries and files not named *.yaml are reported, never skipped."""
+    found: list[tuple[Path, bytes]] = []
+    stack = [root]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            problems.add(Pos(str(directory)), f"cannot read directory: {exc.strerror or exc}")
+            continue
+        subdirs = []
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    subdirs.append(path)
+                    continue
+                if entry.is_symlink() and os.path.isdir(path):
+                    problems.add(Pos(str(path)), "a symbolic link to a directory: spec trees hold real "
+                                 "directories (links are not followed)")
+                    continue
+            except OSError as exc:
+                problems.add(Pos(str(path)), f"cannot read: {exc.strerror or exc}")
+                continue
+            if not entry.name.endswith(SPEC_SUFFIX):
+                problems.add(Pos(str(path)), _not_a_spec_name(entry.name))
+                continue
+            try:
+                found.append((path, read_regular(str(path))))
+            except OSError as exc:
+                broken = exc.errno == errno.ENOENT and entry.is_symlink()
+                problems.add(Pos(str(path)), f"a broken symbolic link (to {os.readlink(path)})" if broken
+                             else f"cannot read: {exc.strerror or exc}")
+        stack.extend(reversed(subdirs))
+    return sorted(found)
+
+
+def _not_a_spec_name(name: str) -> str:
+    low = name.lower()
+    if low.endswith((".yaml", ".yml")) or ".yaml" in low or ".yml" in low:
+        return (f"spec files end in exactly {SPEC_SUFFIX!r}: rename this one, or move it out of the spec "
+                "directory (it would be ignored)")
+    return f"not a spec file: a spec directory holds only *{SPEC_SUFFIX} files (move this one out of it)"
+
+
+def _place_problem(rel: str, kind: str) -> str | None:
+    """Why a file of this kind may not stand at rel (relative to the spec directory), or None.
+    ("{family}" matches any folder here; that it is the file's own family is checked with the model.)"""
+    places = PLACES.get(kind)
+    if places is None:
+        return None
+    here = PurePosixPath(rel)
+    for place in places:
+        pattern = PurePosixPath(place.replace("{family}", "*"))
+        if len(here.parts) == len(pattern.parts) and here.match(str(pattern)):
+            if kind == "instruction" and here.name == "family.yaml":
+                return "family.yaml is the family's own file; name the instruction file after the instruction"
+            return None
+    article = "an" if kind[0] in "aeiou" else "a"
+    return f"{article} {kind} file does not belong at {rel}: {kind} files go at {' or '.join(places)}"
+
+
+def read_tree(spec_dir: str | os.PathLike | None = None) -> Tree:
+    """Parse and schema-check every `*.yaml` under spec_dir, grouped by kind."""
+    root = Path(spec_dir) if spec_dir is not None else default_spec_dir()
+    problems = Problems()
+    if not root.is_dir():
+        problems.add(Pos(str(root)), "spec directory not found")
+        problems.raise_if_any()
+    files = spec_files(root, problems)
+    if not files and not problems:
+        problems.add(Pos(str(root)), "no .yaml files in spec directory")
+    docs = Tree({k: [] for k in KINDS})
+    hasher = hashlib.sha256()
+    for path, raw in files:
+        rel = path.relative_to(root).as_posix()
+        hasher.update(rel.encode() + b"\0" + raw + b"\0")
+        before = len(problems.items)
+        data = load_file(str(path), problems, raw)
+        if len(problems.items) > before:
+            continue
+        if data is None:  # "---", "~" or "null" alone: a document with nothing in it
+            problems.add(Pos(str(path)), "the document is empty (null); a spec file is a mapping with a `kind`")
+            continue
+        if not isinstance(data, PosDict):
+            problems.add(getattr(data, "pos", Pos(str(path))), "a spec file must be a mapping")
+            continue
+        kind = data.get("kind")
+        if kind not in KINDS:
+            problems.add(data.at("kind"), f"kind must be one of {', '.join(KINDS)}; got {kind!r}"
+                         + (did_you_mean(kind, KINDS) if isinstance(kind, str) else ""))
+            continue
+        misplaced = _place_problem(rel, kind)
+        if misplaced:
+            problems.add(data.at("kind"), misplaced)
+        schema_ref = data.get("$schema")
+        if isinstance(schema_ref, str) and os.path.basename(schema_ref) != f"{kind}.schema.json":
+            problems.add(data.at("$schema"), f"$schema should name {kind}.schema.json for kind {kind!r}")
+        doc = Document(str(path), kind, data)
+        _schema_problems(doc, problems)
+        if not misplaced:
+            docs[kind].append(doc)
+    for kind in ("isa", "types", "numerics"):
+        if len(docs[kind]) > 1:
+            for extra in docs[kind][1:]:
+                problems.add(extra.data.pos, f"a second {kind!r} file (first: {docs[kind][0].path})")
+        elif not docs[kind] and not problems and kind != "numerics":  # no rules: no arithmetic model
+            problems.add(Pos(str(root)), f"no file of kind {kind!r}")
+    problems.raise_if_any()
+    docs.digest = hasher.hexdigest()
+    docs.root = str(root)
+    return docs
+
+
+def tree_digest(directory: Path, pattern: str, exclude: tuple[str, ...] = ()) -> str:
+    hasher = hashlib.sha256()
+    for path in sorted(p for p in directory.glob(pattern) if p.name not in exclude):
+        hasher.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return hasher.hexdigest()
+
+
+__all__ = ["read_tree", "Document", "SpecError", "locate", "default_spec_dir", "schema_of"]

@@ -1,0 +1,200 @@
+"""Tensor memory as tcgen05.mma sees it: where D, A (from TMEM) and the block-scale factors lie.
+
+Everything is evaluated from the descriptor's `tmem_layouts`, `scale_factor_layouts`, `sparsity`
+and `metadata_layouts` (spec/descriptors/tcgen05.yaml); no lane or column constant lives here. Lanes and columns are
+relative to the TMEM address the instruction names; columns are 32-bit cells.
+
+    from ptxspec import tmem
+    lay = tmem.datapath(spec, m=64, cta_group="cta_group::1", sparse=False, ws=False)   # layout F
+    lane, col = tmem.d_cells(lay, n=128, align=16)     # (64, 128) arrays: D[m, n] is at (lane, col)
+    lanes, col, bit = tmem.a_cells(lay, k=32, bits=8)  # A[m, k]: (copies, 64, 32) lanes, bit in the cell
+    sf = tmem.scale_layout(spec, "scale_a", lay.id)    # where the scale factors of A lie
+    ml = tmem.metadata_layout(spec, "kind::f16", "D")   # where a sparse A's metadata lies
+    lane, col, bit = tmem.metadata_cells(ml, rows=128, chunks=8, sel=0)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ptxspec.core.expr import Formula
+
+__all__ = ["datapath", "d_cells", "a_cells", "scale_layout", "scale_cells", "scale_example", "sparsity_rule",
+           "metadata_layout", "metadata_cells", "TmemError", "LANES", "COLUMNS", "CELL_BITS"]
+
+LANES = 128  # lanes of a CTA's tensor memory (PTX ISA 9.7.16.1)
+COLUMNS = 512  # 32-bit columns of a CTA's tensor memory (PTX ISA 9.7.16.1)
+CELL_BITS = 32
+
+
+@dataclass(frozen=True)
+class TmemLayout:
+    """A data-path layout of tcgen05.mma (the manual's layouts A-G): where each element of D, and
+    of A when A comes from TMEM, lies in tensor memory. Formulas over m, n, N, L (ptxspec.tmem)."""
+    id: str
+    manual: str
+    organization: str
+    cases: tuple[tuple[int, str, tuple[bool, ...], bool], ...]  # (M, cta_group, sparse values, ws)
+    rows: int  # rows of D (and A) one CTA holds
+    alignments: tuple[int, ...]
+    lane: Formula
+    column: Formula
+    a_lanes: tuple[Formula, ...]  # lanes of row m of A, one per copy; () when not stated
+    description: str
+
+
+@dataclass(frozen=True)
+class ScaleFactorLayout:
+    """Where the block-scale factors of A or B lie in tensor memory, under some data-path layouts."""
+    name: str
+    manual: str
+    matrix: str  # scale_a | scale_b
+    datapaths: tuple[str, ...]
+    copies: int
+    lane: Formula  # over r, s, q, id, N
+    column: Formula
+    byte: Formula
+    description: str
+
+
+@dataclass(frozen=True)
+class SparsityRule:
+    """How a sparse A's chunks are described for some kinds: `chunk` elements keep half, in
+    sub-chunks of `unit`; `codes` maps each meaningful 4-bit metadata field to the sub-chunks kept."""
+    kinds: tuple[str, ...]
+    manual: str
+    chunk: int
+    unit: int
+    codes: tuple[tuple[int, tuple[int, ...]], ...]
+    description: str
+
+    @property
+    def kept(self) -> int:
+        """Sub-chunks kept per chunk."""
+        return self.chunk // self.unit // 2
+
+
+@dataclass(frozen=True)
+class MetadataLayout:
+    """Where the sparsity metadata of A lies in tensor memory, for some kinds and data paths."""
+    name: str
+    manual: str
+    kinds: tuple[str, ...]
+    datapaths: tuple[str, ...]
+    ids: tuple[int, ...]  # the sparsity-selector values described
+    lane: Formula  # over r, c, id
+    column: Formula
+    bit: Formula
+    description: str
+
+
+class TmemError(ValueError):
+    """A shape, alignment or scale factor the spec's TMEM layouts do not describe."""
+
+
+def datapath(spec, m: int, cta_group: str, sparse: bool, ws: bool, family: str = "tcgen05", name: str = "idesc"):
+    """The data-path layout (TmemLayout) of an M, CTA group, sparsity and .ws."""
+    for lay in spec.descriptor(family, name).tmem_layouts:
+        for cm, cg, sp, cws in lay.cases:
+            if cm == m and cg == cta_group and bool(sparse) in sp and cws == bool(ws):
+                return lay
+    raise TmemError(f"no TMEM data-path layout for M = {m}, {cta_group}, {'sparse' if sparse else 'dense'}"
+                    f"{', .ws' if ws else ''}")
+
+
+def _align(lay, align: int) -> int:
+    if align not in lay.alignments:
+        raise TmemError(f"layout {lay.id}: lane alignment {align} is not one of {list(lay.alignments)}")
+    return align
+
+
+def d_cells(lay, n: int, align: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(lane, column) of every element D[m, n] of this CTA's rows: two (rows, n) int arrays."""
+    m = np.arange(lay.rows, dtype=np.int64)[:, None]
+    c = np.arange(n, dtype=np.int64)[None, :]
+    L = _align(lay, align)
+    lane = np.broadcast_to(np.asarray(lay.lane(m=m, n=c, N=n, L=L), np.int64), (lay.rows, n))
+    col = np.broadcast_to(np.asarray(lay.column(m=m, n=c, N=n, L=L), np.int64), (lay.rows, n))
+    return lane.copy(), col.copy()
+
+
+def a_cells(lay, k: int, bits: int, align: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lanes (copies, rows, k), column (rows, k), bit offset in the cell (rows, k)) of A[m, k]
+    from TMEM: each row in the lanes `a_lanes` gives, its elements packed `bits` wide from column 0."""
+    if not lay.a_lanes:
+        raise TmemError(f"layout {lay.id}: where A from tensor memory lies is not stated in the spec")
+    if CELL_BITS % bits:
+        raise TmemError(f"{bits}-bit elements do not pack into {CELL_BITS}-bit cells")
+    m = np.arange(lay.rows, dtype=np.int64)[:, None]
+    kk = np.arange(k, dtype=np.int64)[None, :]
+    L = _align(lay, align)
+    lanes = np.stack([np.broadcast_to(np.asarray(f(m=m, n=0, N=0, L=L), np.int64), (lay.rows, k))
+                      for f in lay.a_lanes])
+    col = np.broadcast_to(kk * bits // CELL_BITS, (lay.rows, k)).copy()
+    bit = np.broadcast_to(kk * bits % CELL_BITS, (lay.rows, k)).copy()
+    return lanes, col, bit
+
+
+def scale_layout(spec, matrix: str, datapath_id: str, family: str = "tcgen05", name: str = "idesc"):
+    """The ScaleFactorLayout of scale_a or scale_b under a data-path layout."""
+    for s in spec.descriptor(family, name).scale_factor_layouts:
+        if s.matrix == matrix and datapath_id in s.datapaths:
+            return s
+    raise TmemError(f"no {matrix} layout in tensor memory under data-path layout {datapath_id}")
+
+
+def scale_example(sf) -> tuple[int, int]:
+    """(extent, N) that shows a scale-factor layout whole: 256 columns of B for a layout that folds
+    N into lane halves (2x2 data paths), else 128 rows or columns with no N."""
+    fold = "B" in sf.datapaths and sf.matrix == "scale_b" and sf.copies == 2
+    return (256, 256) if fold else (128, 0)
+
+
+def scale_cells(sf, extent: int, factors: int, sf_id: int, n: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lane (copies, extent, factors), column (extent, factors), byte (extent, factors)) of scale
+    factor s of row r of A (column r of B), r < extent; `n` is the instruction's N (layouts that
+    fold N name it)."""
+    r = np.arange(extent, dtype=np.int64)[:, None]
+    s = np.arange(factors, dtype=np.int64)[None, :]
+    shape = (extent, factors)
+    lane = np.stack([np.broadcast_to(np.asarray(sf.lane(r=r, s=s, q=q, id=sf_id, N=n), np.int64), shape)
+                     for q in range(sf.copies)])
+    col = np.broadcast_to(np.asarray(sf.column(r=r, s=s, q=0, id=sf_id, N=n), np.int64), shape).copy()
+    byte = np.broadcast_to(np.asarray(sf.byte(r=r, s=s, q=0, id=sf_id, N=n), np.int64), shape).copy()
+    if (byte < 0).any() or (byte > 3).any():
+        raise TmemError(f"{sf.name}: {factors} factors from byte {sf_id} do not fit in a {CELL_BITS}-bit cell")
+    return lane, col, byte
+
+
+def sparsity_rule(spec, kind: str, family: str = "tcgen05", name: str = "idesc"):
+    """The SparsityRule of a kind: its chunk, sub-chunk and meaningful metadata codes."""
+    for r in spec.descriptor(family, name).sparsity:
+        if kind in r.kinds:
+            return r
+    raise TmemError(f"how a sparse A of {kind} is described is not in the spec")
+
+
+def metadata_layout(spec, kind: str, datapath_id: str, family: str = "tcgen05", name: str = "idesc"):
+    """The MetadataLayout of a kind's sparsity metadata under a data-path layout."""
+    for m in spec.descriptor(family, name).metadata_layouts:
+        if kind in m.kinds and datapath_id in m.datapaths:
+            return m
+    raise TmemError(f"where the sparsity metadata of {kind} lies under data-path layout {datapath_id} is not "
+                    "stated in the spec")
+
+
+def metadata_cells(ml, rows: int, chunks: int, sel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lane, column, bit) of the 4-bit metadata field of chunk c of row r (r < rows, c < chunks),
+    three (rows, chunks) int arrays, for sparsity selector `sel`."""
+    if sel not in ml.ids:
+        raise TmemError(f"{ml.name}: sparsity selector {sel} is not described (it states {list(ml.ids)})")
+    r = np.arange(rows, dtype=np.int64)[:, None]
+    c = np.arange(chunks, dtype=np.int64)[None, :]
+    shape = (rows, chunks)
+    lane, col, bit = (np.broadcast_to(np.asarray(f(r=r, c=c, id=sel), np.int64), shape).copy()
+                      for f in (ml.lane, ml.column, ml.bit))
+    outside = (bit < 0) | (bit > CELL_BITS - 4)
+    if outside.any():
+        raise TmemError(f"a 4-bit field at bit {int(bit[outside][0])} does not fit in a {CELL_BITS}-bit cell")
+    return lane, col, bit
