@@ -17,7 +17,6 @@ from pathlib import Path
 
 import ptxspec
 import pytest
-from ptxspec.semantics import numerics as nm
 from ptxspec.semantics import numerics_status
 
 ROOT = Path(__file__).resolve().parents[1]

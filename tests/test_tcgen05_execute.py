@@ -351,7 +351,6 @@ def test_every_tcgen05_mma_variant_has_an_honest_numerics_status():
     import sqlite3
 
     from ptxspec.core.paths import default_database
-    from ptxspec.semantics import numerics as nm
     from ptxspec.semantics import numerics_status
     con = sqlite3.connect(f"file:{default_database()}?mode=ro", uri=True)
     rows = {r[0]: r[1:] for r in con.execute("SELECT variant_id, status, model, parameters FROM numerics_status")}
@@ -385,7 +384,6 @@ def test_a_spec_without_the_instruction_descriptor_builds(tmp_path):
     import shutil
 
     from ptxspec.emit.artifacts import artifacts
-    from ptxspec.semantics import numerics as nm
     from ptxspec.semantics import numerics_status
     shutil.copytree(Path(__file__).resolve().parents[1] / "spec", tmp_path / "spec")
     (tmp_path / "spec" / "descriptors" / "tcgen05.yaml").unlink()
@@ -399,7 +397,7 @@ def test_a_spec_without_the_instruction_descriptor_builds(tmp_path):
 def test_a_measured_tcgen05_variant_keeps_its_row_and_shows_the_measurement(monkeypatch):
     """A campaign record for a descriptor-selected variant (none exists yet: no sm_100a GPU) must
     show in numerics_status as measured, not vanish or stay 'not run on hardware'."""
-    from ptxspec.semantics import numerics, numerics_status
+    from ptxspec.semantics import numerics
     v = variant("tcgen05.mma", "desc", cta_group="cta_group::1", kind="kind::f16")
     record = {"cases": 3, "outputs": 300, "mismatches": 0, "date": "2026-11-26", "campaign": "made-up"}
     monkeypatch.setattr(numerics, "measured", lambda spec: {v.id: record})

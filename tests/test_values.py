@@ -9,7 +9,6 @@ import pytest
 from ptxspec.core import formats
 from ptxspec.core.values import from_codes, to_codes, to_tf32
 from ptxspec.model import smem as S
-from ptxspec.semantics import blockscale
 from ptxspec.semantics.execute import execute_kind
 
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")

@@ -8,17 +8,20 @@
 
 The package's face: its public names resolve on first use (scientific Python's lazy loading,
 SPEC 1, through `lazy_loader`), so that `import ptxspec` stays light and `ptxspec query` answers
-from SQLite without importing numpy, YAML or jsonschema. The names and where they live are
-written out here, once.
+from SQLite without importing numpy, YAML or jsonschema. `PUBLIC` says where each name lives; the
+block for type checkers repeats it (tests/test_layers.py holds the two equal).
 """
-from __future__ import annotations
+from typing import TYPE_CHECKING
 
 import lazy_loader
 
-__version__ = "0.1.0"
+from ptxspec.core.version import __version__
 
-__getattr__, __dir__, __all__ = lazy_loader.attach(
-    __name__,
-    submodules=["api"],
-    submod_attrs={"api": ["load", "database_of", "Spec", "Variant", "SpecError", "values"]},
-)
+#: module of the package -> the public names it gives
+PUBLIC = {"api": ["load", "database_of", "Spec", "Variant", "SpecError", "values"]}
+
+__getattr__, __dir__, _lazy = lazy_loader.attach(__name__, submod_attrs=PUBLIC)
+__all__ = [*_lazy, "__version__"]
+
+if TYPE_CHECKING:
+    from ptxspec.api import Spec, SpecError, Variant, database_of, load, values  # noqa: F401

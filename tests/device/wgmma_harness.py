@@ -33,8 +33,8 @@ if str(ROOT / "generators") not in sys.path:
 
 import ptxspec  # noqa: E402,F401 - re-exported for the checker and the records test
 from ptxspec.core.formats import all_codes  # noqa: E402,F401
-from ptxspec.core.formats import decode as decode_values
-from ptxspec.core.formats import encode_exact as encode_values
+from ptxspec.core.formats import decode as decode_values  # noqa: E402
+from ptxspec.core.formats import encode_exact as encode_values  # noqa: E402
 from ptxspec.model import smem as smem_mod  # noqa: E402
 from ptxspec.semantics import sparse as sparse_mod  # noqa: E402
 

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "generators"))
 
 import ptxspec  # noqa: E402
 from ptxspec.oracle.ptxas import find_ptxas  # noqa: E402
-from ptxspec.oracle.ptxas import version as ptxas_version
+from ptxspec.oracle.ptxas import version as ptxas_version  # noqa: E402
 
 # Opcodes that only move the operands in and out (not part of the instruction's lowering).
 PLUMBING = re.compile(r"^(LDG|STG|LDC|ULDC|LDCU|IMAD|IADD|MOV|UMOV|EXIT|BRA|NOP|S2R|S2UR|"

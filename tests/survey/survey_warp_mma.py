@@ -59,7 +59,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "generators"))
 from ptxspec.oracle.ptxas import find_ptxas  # noqa: E402
-from ptxspec.oracle.ptxas import version as ptxas_version
+from ptxspec.oracle.ptxas import version as ptxas_version  # noqa: E402
 
 OUT = HERE / "warp-mma-ptxas-13.5.json"
 

@@ -13,9 +13,9 @@ import importlib
 import os
 import sys
 
-from ptxspec import __version__
 from ptxspec.cli.usage import UsageError
 from ptxspec.core.paths import DataNotFound, default_spec_dir
+from ptxspec.core.version import __version__
 
 #: command -> (module of ptxspec.cli, function)
 COMMANDS = {"validate": ("build_command", "cmd_validate"), "build": ("build_command", "cmd_build"),

@@ -8,7 +8,7 @@ from typing import Any, Literal, overload
 from ptxspec.core.errors import Pos, Problems, did_you_mean
 from ptxspec.core.expr import ExprError, Formula, compile_formula
 from ptxspec.model.isa import Clause, Requirement, Target, TargetSetError, Version, resolve_target_set, simplified
-from ptxspec.model.kinds import int_set
+from ptxspec.model.operand_kind import int_set
 
 __all__ = ["Origin", "Context", "int_set"]
 

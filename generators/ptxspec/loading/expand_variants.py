@@ -14,8 +14,9 @@ from ptxspec.loading.resolve_tables import Layouts
 from ptxspec.model.family import Instruction
 from ptxspec.model.fragments import FragmentLayout, Sparsity
 from ptxspec.model.isa import Requirement, Version
-from ptxspec.model.kinds import KINDS, OperandContext
+from ptxspec.model.kinds import KINDS
 from ptxspec.model.opcodes import fill_template
+from ptxspec.model.operand_kind import OperandContext
 from ptxspec.model.spec import Spec
 from ptxspec.model.variant import Operand, Variant
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 from ptxspec.core.errors import Problems
 from ptxspec.loading.checks import check_model
 from ptxspec.loading.context import Context, Origin
+from ptxspec.loading.evidence_files import check_against, default_evidence_dir, read_evidence
 from ptxspec.loading.resolve_descriptors import resolve_descriptors
 from ptxspec.loading.resolve_errata import check_unused_layouts, resolve_errata
 from ptxspec.loading.resolve_instructions import InstructionResolver
 from ptxspec.loading.resolve_numerics import check_rules_used, resolve_numerics
 from ptxspec.loading.resolve_tables import resolve_families, resolve_isa, resolve_layouts, resolve_smem, resolve_types
 from ptxspec.loading.tree import Tree, read_tree
-from ptxspec.model.evidence import check_against, default_evidence_dir, read_evidence
 from ptxspec.model.spec import Spec
 from ptxspec.semantics.meanings import SEMANTICS
 

@@ -18,7 +18,8 @@ from ptxspec.model.descriptors import (
     DescriptorShape,
 )
 from ptxspec.model.family import Family
-from ptxspec.model.kinds import KINDS, int_set
+from ptxspec.model.kinds import KINDS
+from ptxspec.model.operand_kind import int_set
 from ptxspec.model.smem import invert_encode
 from ptxspec.model.tmem import MetadataLayout, ScaleFactorLayout, SparsityRule, TmemLayout
 

@@ -21,8 +21,8 @@ from functools import lru_cache
 import numpy as np
 import sqlite_utils
 
-from ptxspec import __version__
 from ptxspec.core.paths import schema_dir
+from ptxspec.core.version import __version__
 from ptxspec.loading.tree import tree_digest
 from ptxspec.model.isa import Requirement
 from ptxspec.model.spec import Spec

@@ -68,7 +68,6 @@ def runnable(spec):
     """The variants sm_90a runs that the executor has an arithmetic model for (not those the spec
     marks `hardware_note`: ptxas accepts them, but the H100 computes nothing there)."""
     from ptxspec.semantics import numerics as nm
-    from ptxspec.semantics import numerics_status
 
     def modelled(v):
         try:
@@ -570,7 +569,6 @@ def _regs_d(v, words):
 def sweep(spec, v, cases, hw):
     """Agreement of alternative parameters on the first cases (where the model disagrees)."""
     from ptxspec.semantics import numerics as nm
-    from ptxspec.semantics import numerics_status
     p = nm.params(v)
     alts = []
     if p.model in ("fdpa", "fp8emu"):
@@ -642,7 +640,6 @@ def device_main(build: Path, out: Path, spec_dir, procs: int, only=None, max_ker
         ids = set(json.loads(Path(ids_file).read_text()))
         kernels = [k for k in kernels if k["id"] in ids]
     if unrecorded:  # only variants without hardware records (evidence/records/numerics-*.json)
-        from ptxspec.semantics import numerics as nm
         from ptxspec.semantics import numerics_status
         have = numerics_status.measured()
         kernels = [k for k in kernels if k["variant"] not in have]

@@ -5,7 +5,7 @@ import ast
 import re
 from functools import lru_cache
 
-from ptxspec.model.kinds import BindingError
+from ptxspec.model.operand_kind import BindingError
 from ptxspec.model.variant import Variant
 
 

@@ -15,7 +15,8 @@ from functools import lru_cache
 
 from ptxspec.emit.cbind.cexpr import ident, name
 from ptxspec.emit.cbind.guards import requirement_text
-from ptxspec.model.kinds import KINDS, BindingError, CStatement, kind_of
+from ptxspec.model.kinds import KINDS, kind_of
+from ptxspec.model.operand_kind import BindingError, CStatement
 from ptxspec.model.spec import Spec
 from ptxspec.model.variant import Variant
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import weakref
 from collections import defaultdict
 
-from ptxspec.model.kinds import BindingError
+from ptxspec.model.operand_kind import BindingError
 from ptxspec.model.spec import Spec
 from ptxspec.model.variant import Variant
 

@@ -1,0 +1,84 @@
+"""Reading the evidence files (evidence/*.json, schema/evidence.schema.json) into the model's
+EvidenceIndex, and checking them against the variants they name."""
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import jsonschema
+
+from ptxspec.core.errors import Pos, Problems
+from ptxspec.core.paths import schema_dir
+from ptxspec.model.evidence import Evidence, EvidenceIndex, Result
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    schema = json.loads((schema_dir() / "evidence.schema.json").read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _distinct_results(doc):
+    """The document with each distinct `results` value once, under its first key. The schema checks
+    every value of `results` alike and its keys not at all, so the errors are those of the whole
+    document, found in a fraction of the time (thousands of results share a few values)."""
+    results = doc.get("results") if isinstance(doc, dict) else None
+    if not isinstance(results, dict):
+        return doc
+    first: dict[str, tuple] = {}
+    for key, value in results.items():
+        first.setdefault(json.dumps(value, sort_keys=True), (key, value))
+    return {**doc, "results": dict(first.values())}
+
+
+def read_evidence(directory: str | os.PathLike | None, problems: Problems) -> EvidenceIndex:
+    """Every `*.json` directly under `directory` (none when it is None or missing)."""
+    campaigns: list[Evidence] = []
+    if directory is None or not Path(directory).is_dir():
+        return EvidenceIndex(campaigns)
+    seen: dict[str, str] = {}
+    for path in sorted(Path(directory).glob("*.json")):
+        where = Pos(str(path))
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.add(where, f"cannot read evidence: {exc}")
+            continue
+        except json.JSONDecodeError as exc:
+            problems.add(Pos(str(path), exc.lineno, exc.colno), f"not JSON: {exc.msg}")
+            continue
+        errors = sorted(_validator().iter_errors(_distinct_results(doc)), key=lambda e: list(e.absolute_path))
+        if errors:
+            e = errors[0]
+            problems.add(where, f"{'/'.join(map(str, e.absolute_path)) or 'document'}: {e.message}")
+            continue
+        if doc["campaign"] in seen:
+            problems.add(where, f"campaign {doc['campaign']!r} also in {seen[doc['campaign']]}")
+            continue
+        seen[doc["campaign"]] = path.name
+        campaigns.append(Evidence(
+            campaign=doc["campaign"], date=doc["date"], hardware=doc["hardware"], target=doc["target"],
+            device=doc["device"], toolchain=doc["toolchain"], proves=doc["proves"], method=doc["method"],
+            notes=doc.get("notes", ""), records=tuple(doc["records"]),
+            results={vid: Result(*r) for vid, r in doc["results"].items()}, path=str(path)))
+    return EvidenceIndex(campaigns)
+
+
+def check_against(index: EvidenceIndex, spec, problems: Problems) -> None:
+    """Evidence must name variants of the spec, run on one of their targets."""
+    for e in index.campaigns:
+        unknown = sorted(vid for vid in e.results if vid not in spec._by_id)
+        if unknown:
+            problems.add(Pos(e.path), f"campaign {e.campaign}: {len(unknown)} result(s) name no variant of the "
+                         f"spec, e.g. {unknown[0]!r}")
+        off = sorted(vid for vid in e.results if vid in spec._by_id
+                     and e.target not in spec._by_id[vid].requirement.targets)
+        if off:
+            problems.add(Pos(e.path), f"campaign {e.campaign} ran on {e.target}, which {off[0]} does not support")
+
+
+def default_evidence_dir(spec_dir: str | os.PathLike) -> Path:
+    """The evidence that goes with a spec tree: the `evidence` directory beside it."""
+    return Path(spec_dir).resolve().parent / "evidence"
