@@ -18,10 +18,12 @@ import lazy_loader
 from ptxspec.core.version import __version__
 
 #: module of the package -> the public names it gives
-PUBLIC = {"api": ["load", "database_of", "Spec", "Variant", "SpecError", "values"]}
+PUBLIC = {"api": ["load", "database_of", "Spec", "Variant", "SpecError", "values", "tmem", "descriptors", "smem",
+                  "sparse", "blockscale"]}
 
 __getattr__, __dir__, _lazy = lazy_loader.attach(__name__, submod_attrs=PUBLIC)
 __all__ = [*_lazy, "__version__"]
 
 if TYPE_CHECKING:
-    from ptxspec.api import Spec, SpecError, Variant, database_of, load, values  # noqa: F401
+    from ptxspec.api import (Spec, SpecError, Variant, blockscale, database_of, descriptors, load,  # noqa: F401
+                             smem, sparse, tmem, values)

@@ -6,15 +6,21 @@ searches (the query layer's SQL over the model's database).
 """
 from __future__ import annotations
 
-from ptxspec.core import values  # public as ptxspec.values: typed values <-> element codes
+from ptxspec.core import values
 from ptxspec.core.errors import SpecError
 from ptxspec.loading.resolve import read_model
+from ptxspec.model import descriptors, smem, tmem
 from ptxspec.model.spec import Spec
 from ptxspec.model.variant import Variant
 from ptxspec.query.database import Database
 from ptxspec.query.search import database, search
+from ptxspec.semantics import blockscale, sparse
 
-__all__ = ["load", "database_of", "Spec", "Variant", "SpecError", "values"]
+#: the public names: functions and classes, and the tool modules the README and their docstrings
+#: show as `ptxspec.<name>` (typed values, tensor memory, the instruction descriptor, shared memory,
+#: sparsity metadata, block scaling)
+__all__ = ["load", "database_of", "Spec", "Variant", "SpecError", "values", "tmem", "descriptors", "smem", "sparse",
+           "blockscale"]
 
 
 def load(spec_dir=None, evidence_dir=None) -> Spec:
