@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-#: The synchronisations every kernel of a wgmma campaign issues (tests/device/gen_wgmma.py): each
+#: The synchronisations every kernel of a wgmma campaign issues (campaigns/gen_wgmma.py): each
 #: case runs them once.
 WGMMA_SYNC = ("wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned")
 

@@ -827,8 +827,8 @@ MMA_LAYOUTS = "layouts/mma.yaml"
 
 case("ptxas_only_unknown_erratum",
      "A group beyond the manual names an erratum that does not exist.",
-     {MMA: edit_real(MMA, ("ptxas_only: mma-m8n8k4-bf16-tf32-beyond-manual\n    hardware_note: >\n      ptxas 13.0 compiles it for sm_90a into code without any arithmetic: every D register reads\n      0x00fffdc0 whatever A, B and C hold (tests/device/campaigns/2026-11-22-mma-new.md), so the\n      H100 shows nothing of its maps; they are the .f16 form's.\n    batch: 4\n    shape: {m: [8], n: [8], k: [4]}\n    types: {atype: [bf16]",
-                           "ptxas_only: mma-m8n8k4-bf16-beyond-manual\n    hardware_note: >\n      ptxas 13.0 compiles it for sm_90a into code without any arithmetic: every D register reads\n      0x00fffdc0 whatever A, B and C hold (tests/device/campaigns/2026-11-22-mma-new.md), so the\n      H100 shows nothing of its maps; they are the .f16 form's.\n    batch: 4\n    shape: {m: [8], n: [8], k: [4]}\n    types: {atype: [bf16]"))},
+     {MMA: edit_real(MMA, ("ptxas_only: mma-m8n8k4-bf16-tf32-beyond-manual\n    hardware_note: >\n      ptxas 13.0 compiles it for sm_90a into code without any arithmetic: every D register reads\n      0x00fffdc0 whatever A, B and C hold (campaigns/notes/2026-11-22-mma-new.md), so the\n      H100 shows nothing of its maps; they are the .f16 form's.\n    batch: 4\n    shape: {m: [8], n: [8], k: [4]}\n    types: {atype: [bf16]",
+                           "ptxas_only: mma-m8n8k4-bf16-beyond-manual\n    hardware_note: >\n      ptxas 13.0 compiles it for sm_90a into code without any arithmetic: every D register reads\n      0x00fffdc0 whatever A, B and C hold (campaigns/notes/2026-11-22-mma-new.md), so the\n      H100 shows nothing of its maps; they are the .f16 form's.\n    batch: 4\n    shape: {m: [8], n: [8], k: [4]}\n    types: {atype: [bf16]"))},
      [(MMA, "  - name: bf16_m8n8k4", "ptxas_only names unknown erratum 'mma-m8n8k4-bf16-beyond-manual' "
                                     "(did you mean 'mma-m8n8k4-bf16-tf32-beyond-manual'?)")])
 

@@ -30,7 +30,7 @@ from ptxspec.model import smem
 from ptxspec.model.isa import Version
 from ptxspec.oracle.ptxas import PtxasNotFound, find_ptxas
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "device" / "bindings"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "campaigns" / "bindings"))
 import instantiate  # noqa: E402
 
 NVCC_PTX = Version(9, 5)  # the PTX ISA version nvcc 13.5 writes

@@ -446,7 +446,7 @@ def test_bad_scale_operands_are_errors(spec):
 ])
 def test_sm100_is_the_h100_proven_fp8_emulation(spec, kind_id, plain_id):
     """On sm_100a ptxas emulates the fp8 .kind forms exactly as it emulates plain fp8 mma on sm_90a
-    (F2FP to f16, two HMMA steps, a rounding add: tests/survey/blockscale-sass-13.5.37.json), so the
+    (F2FP to f16, two HMMA steps, a rounding add: campaigns/survey/blockscale-sass-13.5.37.json), so the
     sm_100a arithmetic is the executor's H100-proven one for the plain form."""
     vk, vp = spec.variant(kind_id), spec.variant(plain_id)
     rng = np.random.default_rng(9)
@@ -524,10 +524,10 @@ def _random_case(spec, v, rng, n):
 
 
 def test_every_alternative_is_a_live_parameter(spec):
-    """Each entry of ALTERNATIVES (the choices public evidence leaves open, tests/survey/blockscale.md
+    """Each entry of ALTERNATIVES (the choices public evidence leaves open, campaigns/survey/blockscale.md
     section 7) changes D for some input of a variant it applies to, so one Blackwell run can tell
     it from the model; and the notes name every one of them."""
-    notes = (Path(__file__).parent / "survey" / "blockscale.md").read_text()
+    notes = (Path(__file__).resolve().parents[1] / "campaigns" / "survey" / "blockscale.md").read_text()
     changed: dict[str, int] = {}
     rng = np.random.default_rng(13)
     for vid in ALT_VARIANTS:

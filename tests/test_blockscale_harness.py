@@ -1,4 +1,4 @@
-"""The Blackwell device harness of the .kind::* mma forms (tests/device/blockscale) is ready to run:
+"""The Blackwell device harness of the .kind::* mma forms (campaigns/blockscale) is ready to run:
 
 * its kernels for sm_120a (every .kind variant, and every selector value of every scale map) and
   for sm_100a (the fp8 .kind forms it accepts) compile with the wheel's nvcc, the host driver
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE / "device" / "blockscale"))
+sys.path.insert(0, str(HERE.parent / "campaigns" / "blockscale"))
 import bsgen  # noqa: E402
 from ptxspec.oracle.ptxas import PtxasNotFound, find_ptxas  # noqa: E402
 
@@ -48,7 +48,7 @@ def test_kernels_compile_and_link(spec, tmp_path, target, kernels):
         for cu, proc in zip(cus, pool.map(build, cus)):
             assert proc.returncode == 0, f"{cu.name}:\n{proc.stderr[-3000:]}"
     exe = tmp_path / "bs_run"
-    proc = subprocess.run([nvcc, *arch, "-I", str(tmp_path), str(HERE / "device" / "blockscale" / "bs_host.cu"),
+    proc = subprocess.run([nvcc, *arch, "-I", str(tmp_path), str(HERE.parent / "campaigns" / "blockscale" / "bs_host.cu"),
                            *map(str, sorted(tmp_path.glob("bs_kernels_*.o"))), "-o", str(exe)],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]

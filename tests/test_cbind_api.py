@@ -216,7 +216,7 @@ def test_example_gemm_compiles_to_hgmma_without_spills(tmp_path):
 
 
 def test_example_gemm_h100_record(spec):
-    """The H100 run of this example (examples/gemm/run.py; tests/device/campaigns/2026-11-23-gemm.md),
+    """The H100 run of this example (examples/gemm/run.py; campaigns/notes/2026-11-23-gemm.md),
     tied to the example's source and to the maps it relied on (the model's D map, from which the
     epilogue places C, and the 128B-swizzled K-major layout its descriptors describe)."""
     from ptxspec.model import smem

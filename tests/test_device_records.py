@@ -1,7 +1,7 @@
 """The wgmma and mma maps proven on hardware stay proven: recorded H100 outputs against the current spec.
 
 evidence/records/wgmma-*.json holds, for every spec-independent case of the device campaign
-(tests/device/README.md), the seeds and alphabets of its raw inputs and a digest of the D
+(campaigns/README.md), the seeds and alphabets of its raw inputs and a digest of the D
 registers the H100 returned. Here, without a GPU, each case's inputs are redrawn, interpreted
 through the *current* spec (A and C/D fragment maps, descriptor fields, canonical layouts and
 swizzles, sparsity metadata map, element formats), the exact D is computed and its digest compared
@@ -14,8 +14,8 @@ its records are expected failures; once it does, all of them must match.
 evidence/records/mma-*.json does the same for the warp-level mma (every variant sm_90a runs):
 register inputs (seeds and alphabets, or the raw words of directed cases) and the digest of the D
 registers, replayed through the current A, B, C and D fragment maps, element formats and
-operations (tests/device/campaigns/2026-11-22-mma.md); mma-sp-*.json for mma.sp, through the
-sparsity metadata maps as well (tests/device/campaigns/2026-11-22-mma-sp.md), with the same
+operations (campaigns/notes/2026-11-22-mma.md); mma-sp-*.json for mma.sp, through the
+sparsity metadata maps as well (campaigns/notes/2026-11-22-mma-sp.md), with the same
 pending-correction mechanism as the wgmma records.
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "device"))
+sys.path.insert(0, str(ROOT / "campaigns"))
 import wgmma_harness as H  # noqa: E402
 
 RECORD_FILES = sorted((ROOT / "evidence" / "records").glob("wgmma-*.json"))
@@ -131,7 +131,7 @@ def test_pending_corrections(outcomes, ids):
 
 
 # ---------------------------------------------------------------------------------------------
-# Warp-level mma (evidence/records/mma-*.json; method: tests/device/campaigns/2026-11-22-mma.md)
+# Warp-level mma (evidence/records/mma-*.json; method: campaigns/notes/2026-11-22-mma.md)
 
 import mma_harness as MH  # noqa: E402
 
@@ -215,6 +215,6 @@ def test_mma_records_cover_every_sm90_variant(spec):
     assert len(want) >= 200
     missing = [v.id for v in want if not {"random", "b-onehot", "c-pass"} <= kinds.get(v.id, set())]
     assert not missing, (f"{len(missing)} mma variant(s) for sm_90a have no hardware records (run "
-                         f"tests/device/gen_mma.py, run_mma.sh, check_mma.py --record): {missing[:5]}")
+                         f"campaigns/gen_mma.py, run_mma.sh, check_mma.py --record): {missing[:5]}")
     others = [v for v in spec.variants if v.family == "mma" and v.hardware != "H100"]
     assert all(v.hardware.startswith("not run: no sm_90a") or v.hardware_note for v in others)

@@ -1,15 +1,15 @@
 """Replays the ldmatrix / stmatrix / movmatrix H100 campaign (evidence/records/ldmatrix-*.json)
 without a GPU.
 
-Every case's inputs are regenerated from its name (tests/device/ldmatrix_harness.py); the
+Every case's inputs are regenerated from its name (campaigns/ldmatrix_harness.py); the
 hardware's outputs are in the record as digests, and the maps it showed as data. The movement
 forms are replayed through the spec's executors (the ldmatrix family's maps) and checked against
-the manual's text transcribed in tests/device/check_ldmatrix.py (`manual_source`); the
+the manual's text transcribed in campaigns/check_ldmatrix.py (`manual_source`); the
 end-to-end samples against the spec's mma/wgmma fragment maps and its executor (loaded
 registers = fragments of the stored matrices, D = A*B + C), and against the model's
 fragment_loaders: each loader the H100 ran is a row of it, address for address.
 
-The second campaign (evidence/records/ldmatrix-table-*.json, tests/device/ldmatrix_table.py) took
+The second campaign (evidence/records/ldmatrix-table-*.json, campaigns/ldmatrix_table.py) took
 its loaders from the table itself: form, run count and every lane's address evaluated from the
 row's formulas; its cases replay the same way (loaded registers, D, the stored tile).
 """
@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE / "device"))
+sys.path.insert(0, str(HERE.parent / "campaigns"))
 import check_ldmatrix as chk  # noqa: E402
 import ldmatrix_e2e as e2e  # noqa: E402
 import ldmatrix_table as table  # noqa: E402

@@ -1,10 +1,10 @@
 """The wmma fragment maps observed on the H100 stay what the spec says (no GPU needed).
 
 evidence/records/wmma-*.json holds, for every kernel of the wmma device campaign
-(tests/device/campaigns/2026-11-22-wmma.md), the digest of what the H100 returned: the registers
+(campaigns/notes/2026-11-22-wmma.md), the digest of what the H100 returned: the registers
 of every wmma.load (every opcode, state space, with and without a stride), the memory after every
 wmma.store.d, the D of every wmma.mma on random registers and the A, B, C, D registers of
-load-multiply chains. The inputs follow from each entry (tests/device/wmma_replay.py); here they
+load-multiply chains. The inputs follow from each entry (campaigns/wmma_replay.py); here they
 are interpreted through the *current* spec's maps and the results compared with the hardware's.
 The maps are observations of sm_90a (the manual leaves them unspecified), and this is what keeps
 the spec's statement of them true.
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "device"))
+sys.path.insert(0, str(ROOT / "campaigns"))
 import wmma_replay as R  # noqa: E402
 
 RECORDS = sorted((ROOT / "evidence" / "records").glob("wmma-*.json"))

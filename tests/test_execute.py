@@ -12,7 +12,7 @@ from ptxspec.model import smem as S
 from ptxspec.semantics import numerics as nm
 from ptxspec.semantics import numerics_status
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "device" / "numerics"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "campaigns" / "numerics"))
 import numgen as G  # noqa: E402
 
 WG = "wgmma.mma_async.sync.aligned.m64n24k16.f32.bf16.bf16"

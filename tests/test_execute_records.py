@@ -1,7 +1,7 @@
 """The executors stay bit-exact with the H100: recorded hardware cases, recomputed without a GPU.
 
 evidence/records/numerics-*.json holds one entry per kernel of the executor campaign
-(tests/device/campaigns/2026-11-22-numerics.md: every wgmma, mma, mma.sp and wmma.mma variant an
+(campaigns/notes/2026-11-22-numerics.md: every wgmma, mma, mma.sp and wmma.mma variant an
 H100 runs, 2,508 variants, 301 million D elements compared bit for bit, 0 mismatches): its case
 count and, for one case per
 kernel (rotating through the input kinds: random bits, narrow and wide exponents, zeros and
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "device" / "numerics"))
+sys.path.insert(0, str(ROOT / "campaigns" / "numerics"))
 import numgen as G  # noqa: E402
 import replay as R  # noqa: E402
 

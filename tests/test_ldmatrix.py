@@ -1,6 +1,6 @@
 """The ldmatrix family (ldmatrix, stmatrix, movmatrix) against independent truth.
 
-* ptxas 13.5: the committed first-principles survey (tests/survey/survey_ldmatrix.py, 61,744
+* ptxas 13.5: the committed first-principles survey (campaigns/survey/survey_ldmatrix.py, 61,744
   candidates) says which opcodes exist, with how many registers, from which PTX version on which
   target; the spec must say exactly that. Near misses built here (a qualifier one step off) are
   judged by ptxas live and must be rejected.
@@ -22,7 +22,7 @@ from ptxspec.model import ptx_text as asm
 from ptxspec.oracle import ptxas
 
 ROOT = Path(__file__).resolve().parents[1]
-SURVEY = json.loads((ROOT / "tests" / "survey" / "ldmatrix-ptxas-13.5.json").read_text())
+SURVEY = json.loads((ROOT / "campaigns" / "survey" / "ldmatrix-ptxas-13.5.json").read_text())
 
 
 @pytest.fixture(scope="module")
@@ -240,7 +240,7 @@ def test_the_database_answers_as_the_model(spec):
 
 def test_query_answers_the_question():
     """`how do I load A of mma m16n8k16 .f16 from a row-major tile?` - the loader the H100 ran
-    (tests/device/campaigns/2026-11-23-ldmatrix.md, sample k16-f16-rowA-colB) comes first."""
+    (campaigns/notes/2026-11-23-ldmatrix.md, sample k16-f16-rowA-colB) comes first."""
     import subprocess
     import sys
     out = subprocess.run([sys.executable, "-m", "ptxspec", "query", "--loader", "a", "--storage", "row", "--format",

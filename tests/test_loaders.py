@@ -3,7 +3,7 @@
 The movement maps here are transcribed from the manual's text (PTX ISA, ldmatrix/stmatrix:
 "lanes 8j..8j+7 give the row addresses of matrix j", "each group of four threads receives a row",
 "each thread loads 4 consecutive columns (across 2 rows for 16x16)", "e0 is the least significant
-byte") and CuTe's SM75/SM100 copy atoms (tests/survey/ldmatrix.md), the mma fragments are the
+byte") and CuTe's SM75/SM100 copy atoms (campaigns/survey/ldmatrix.md), the mma fragments are the
 spec's (H100-proven), and every derived loader is checked by *running* the movement: an emulator
 reads a random tile from memory at the derived per-lane addresses and the registers must be the
 spec's `pack` of that tile. The H100 end-to-end samples must come out of the derivation unchanged.
@@ -20,7 +20,7 @@ import pytest
 from ptxspec.model import fragment_loaders as L
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE / "device"))
+sys.path.insert(0, str(HERE.parent / "campaigns"))
 
 NUMS = {"x1": 1, "x2": 2, "x4": 4}
 

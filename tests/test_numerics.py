@@ -21,7 +21,7 @@ from ptxspec.core.formats import all_codes, decode
 from ptxspec.semantics import exact, fdpa, fields
 from ptxspec.semantics import numerics as nm
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "device" / "numerics"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "campaigns" / "numerics"))
 import numgen as G  # noqa: E402  (input kinds: random bits, narrow, wide, zeros/subnormals, specials)
 
 FLOATS = ("f16", "bf16", "tf32", "e4m3", "e5m2")

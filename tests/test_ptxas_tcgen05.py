@@ -8,7 +8,7 @@ each variant at its first PTX version on each target, one version earlier, off-t
 * Operand signatures: the mask has exactly the length the CTA group gives (4 or 8 registers);
   scale-input-d takes 0-15 only; tcgen05.alloc takes 32, 64, 128, 256 or 512 columns.
 * Near misses, from first principles: the candidate generator of the ptxas survey
-  (tests/survey/survey_tcgen05.py, which never reads the spec: every kind, cta_group, shape,
+  (campaigns/survey/survey_tcgen05.py, which never reads the spec: every kind, cta_group, shape,
   .num, type, qualifier and misspelling it could think of) gives a bounded, seeded sample of
   candidate opcodes, each judged by ptxas on four targets at PTX 9.5: ptxas accepts exactly
   those the spec has (with each form's operands), and rejects the others (with the operands the
@@ -31,7 +31,7 @@ from ptxspec.oracle import ptxas
 pytestmark = pytest.mark.skipif(not ptxas.available(), reason="ptxas of the nvidia-cuda-nvcc wheel not found")
 HERE = Path(__file__).resolve().parent
 LATEST = Version(9, 5)
-SURVEY = HERE / "survey" / "tcgen05-ptxas-13.5.json"
+SURVEY = HERE.parent / "campaigns" / "survey" / "tcgen05-ptxas-13.5.json"
 
 
 def _tcgen05(spec):
@@ -238,7 +238,7 @@ def test_spec_matches_the_survey(spec):
 
 @pytest.fixture(scope="module")
 def survey_module():
-    sys.path.insert(0, str(HERE / "survey"))
+    sys.path.insert(0, str(HERE.parent / "campaigns" / "survey"))
     import survey_tcgen05 as S
     S.W.JOBS = 2
     return S

@@ -1,6 +1,6 @@
 """The warp-level families against a search of ptxas 13.5 that does not read the spec.
 
-tests/survey/survey_warp_mma.py builds candidates from first principles (22 shapes, 16 element
+campaigns/survey/survey_warp_mma.py builds candidates from first principles (22 shapes, 16 element
 types, 6 accumulator types, every layout, `.kind`, `.block_scale`, `.scale_vec`, `.stype`,
 `.satfinite`, `.rnd`, bit operations, sparsity variants, state spaces), searches the register
 count of every operand, then expands every qualifier dimension around each accepted opcode to a
@@ -17,7 +17,7 @@ import pytest
 from ptxspec.oracle import ptxas
 
 pytestmark = pytest.mark.skipif(not ptxas.available(), reason="ptxas of the nvidia-cuda-nvcc wheel not found")
-SURVEY = Path(__file__).resolve().parent / "survey" / "survey_warp_mma.py"
+SURVEY = Path(__file__).resolve().parents[1] / "campaigns" / "survey" / "survey_warp_mma.py"
 
 
 @pytest.fixture(scope="module")

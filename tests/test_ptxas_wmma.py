@@ -1,6 +1,6 @@
 """ptxas 13.5 against the wmma family, beyond the generic checks of test_ptxas_families.py.
 
-* The spec's wmma opcodes are exactly the ones the ptxas survey found (tests/survey/, measured
+* The spec's wmma opcodes are exactly the ones the ptxas survey found (campaigns/survey/, measured
   from first principles, not from the spec), with the same first PTX version on every target and
   the same register counts.
 * Every wmma.load / wmma.store.d assembles without its optional stride too, on every target at
@@ -27,7 +27,7 @@ from ptxspec.model.isa import Version
 from ptxspec.oracle import ptxas
 
 pytestmark = pytest.mark.skipif(not ptxas.available(), reason="ptxas of the nvidia-cuda-nvcc wheel not found")
-SURVEY = Path(__file__).parent / "survey" / "warp-mma-ptxas-13.5.json"
+SURVEY = Path(__file__).resolve().parents[1] / "campaigns" / "survey" / "warp-mma-ptxas-13.5.json"
 LATEST = Version(9, 5)
 TARGET = "sm_90a"  # every wmma variant is valid there at PTX 9.5
 

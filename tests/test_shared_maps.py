@@ -4,7 +4,7 @@
 H100 (`hardware` says so per variant). Their fragment maps are the dense maps of the same shape
 and element width (fp6/fp4 in 8-bit containers read as 8-bit elements; packed e2m1 as 4-bit),
 and their metadata maps the sparsities of the same shape: every one of them must equal, element
-for element, a map that a variant with `hardware == "H100"` uses, and tests/device proved.
+for element, a map that a variant with `hardware == "H100"` uses, and campaigns proved.
 """
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""The tcgen05.ld/st device harness for sm_100a (tests/device/tcgen05) is ready to run, though no
+"""The tcgen05.ld/st device harness for sm_100a (campaigns/tcgen05) is ready to run, though no
 sm_100a GPU has run it:
 
 * its kernels (one per tcgen05.ld and tcgen05.st variant of the spec) compile with the wheel's
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE / "device" / "tcgen05"))
+sys.path.insert(0, str(HERE.parent / "campaigns" / "tcgen05"))
 import tmemgen  # noqa: E402
 from ptxspec.oracle.ptxas import PtxasNotFound, find_ptxas  # noqa: E402
 
@@ -40,7 +40,7 @@ def test_kernels_compile_and_link_for_sm100a(spec, tmp_path):
                            "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     exe = tmp_path / "tmem_run"
-    proc = subprocess.run([nvcc, *arch, "-O1", str(HERE / "device" / "tcgen05" / "tmem_host.cu"), str(tmp_path / "k.o"),
+    proc = subprocess.run([nvcc, *arch, "-O1", str(HERE.parent / "campaigns" / "tcgen05" / "tmem_host.cu"), str(tmp_path / "k.o"),
                            "-o", str(exe)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     sass = subprocess.run([_tool("cuobjdump"), "-sass", str(exe)], capture_output=True, text=True).stdout
@@ -72,7 +72,7 @@ def test_checker_without_a_gpu(spec, tmp_path):
 
 
 # ----------------------------------------------------------------------------------------------
-# tcgen05.mma: the executors' layouts and arithmetic (tests/device/tcgen05/mmagen.py)
+# tcgen05.mma: the executors' layouts and arithmetic (campaigns/tcgen05/mmagen.py)
 
 import mmagen  # noqa: E402
 
@@ -86,7 +86,7 @@ def test_mma_kernels_compile_and_link_for_sm100a(spec, tmp_path):
                            "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     exe = tmp_path / "mma_run"
-    proc = subprocess.run([nvcc, *arch, "-O1", str(HERE / "device" / "tcgen05" / "tmem_host.cu"), str(tmp_path / "k.o"),
+    proc = subprocess.run([nvcc, *arch, "-O1", str(HERE.parent / "campaigns" / "tcgen05" / "tmem_host.cu"), str(tmp_path / "k.o"),
                            "-o", str(exe)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     sass = subprocess.run([_tool("cuobjdump"), "-sass", str(exe)], capture_output=True, text=True).stdout
@@ -135,7 +135,7 @@ def test_red_kernels_compile_and_link_for_sm103a(spec, tmp_path):
                            "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     exe = tmp_path / "red_run"
-    proc = subprocess.run([nvcc, *arch, "-O1", str(HERE / "device" / "tcgen05" / "tmem_host.cu"), str(tmp_path / "k.o"),
+    proc = subprocess.run([nvcc, *arch, "-O1", str(HERE.parent / "campaigns" / "tcgen05" / "tmem_host.cu"), str(tmp_path / "k.o"),
                            "-o", str(exe)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     sass = subprocess.run([_tool("cuobjdump"), "-sass", str(exe)], capture_output=True, text=True).stdout

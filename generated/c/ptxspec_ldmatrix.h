@@ -71,7 +71,7 @@ namespace ptxspec {
    Rules:
    - .sync and .aligned are mandatory: every thread of the warp executes the same ldmatrix with the same qualifiers, in converged code; otherwise, or if a thread of the warp has exited, the behaviour is undefined.
    - p is each lane's own address of the start of one 16-byte row, in .shared (or generic, pointing into shared memory: otherwise undefined); every row address is 16-byte aligned. Rows need not be contiguous.
-   - Lanes past the last matrix (16..31 for .x2, 8..31 for .x1) give no row; the manual asks sm_75 (and older) code to give valid addresses there too (repeating the lower lanes' is fine); an H100 ignores them (tests/device/campaigns/2026-11-23-ldmatrix.md).
+   - Lanes past the last matrix (16..31 for .x2, 8..31 for .x1) give no row; the manual asks sm_75 (and older) code to give valid addresses there too (repeating the lower lanes' is fine); an H100 ignores them (campaigns/notes/2026-11-23-ldmatrix.md).
    - ldmatrix is a weak memory operation in the memory consistency model.
 */
 /** `ldmatrix.sync.aligned.m16n16.x1.trans.b8`

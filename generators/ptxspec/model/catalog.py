@@ -3,7 +3,7 @@
 
 ptxas takes an opcode's qualifiers in any order, except that some kinds keep their order among
 themselves (ORDERED, established with ptxas 13.5 over every group of the spec: see
-tests/survey/qualifier-orders-ptxas-13.5.json and tests/test_lookup.py). A spelling therefore
+campaigns/survey/qualifier-orders-ptxas-13.5.json and tests/test_lookup.py). A spelling therefore
 names the variant whose *order key* it shares: the root (`mma`, `wgmma`, `wmma`), the tokens of
 each ordered kind in their order, and the other tokens as a multiset. Answers always give the
 spec's (canonical) spelling.

@@ -11,7 +11,7 @@ with A (..., M, K), B (..., K, N), C (..., M, N) raw element codes (not containe
 consecutive k). `ptxspec.semantics.execute.execute_kind` is the register-level form for mma / mma.sp: the scale
 registers and selectors are read through the variant's scale-factor maps (spec/layouts).
 
-What the model assumes, and from where (tests/survey/blockscale.md has the sources; the rules each
+What the model assumes, and from where (campaigns/survey/blockscale.md has the sources; the rules each
 variant gets are spec/numerics.yaml's, models `fdpa_scaled` and `fdpa_groups`, basis `published`).
 None of it was run on an sm_100a or sm_120a GPU here; every rule is MMA-Sim's sm_120 model or the
 H100 pattern, and every choice that evidence does not decide is a named field of `KindParams`
@@ -54,7 +54,7 @@ __all__ = ["KindParams", "ALTERNATIVES", "ALTERNATIVE_PATHS", "alternatives_for"
 #: where the .kind arithmetic comes from (no Blackwell GPU has run it here)
 SOURCES = ("PTX ISA 9.7.14.3 block scaling and the mma/mma.sp sections; MMA-Sim (Xie et al., arXiv 2511.10909, "
            "github.com/microsoft/MMA-Sim: RTX Blackwell measured); CUTLASS CuTe SM120 atoms; "
-           "tests/survey/blockscale.md")
+           "campaigns/survey/blockscale.md")
 
 
 #: The exponent a zero counts as when zeros are no term (zero_exp None): below every real exponent
@@ -129,7 +129,7 @@ def kind_params(kind: str, scaled: bool, dtype: str) -> KindParams:
 
 
 #: Targets on which ptxas 13.5 emulates the fp8 `.kind` forms with f16 HMMA steps instead of one
-#: QMMA (tests/survey/blockscale-sass-13.5.37.json): the sm_90 fp8 emulation, H100-proven there.
+#: QMMA (campaigns/survey/blockscale-sass-13.5.37.json): the sm_90 fp8 emulation, H100-proven there.
 EMULATED_ON = ("sm_100", "sm_103", "sm_107", "sm_110")
 
 
@@ -192,7 +192,7 @@ def scale_fields(spec, stype: str, codes, top_bit: str = "error"):
 
 
 # ---------------------------------------------------------------------------------------------
-# Scale-factor maps of mma / mma.sp (spec/layouts/mma.yaml `scale_maps`; tests/survey/blockscale.md)
+# Scale-factor maps of mma / mma.sp (spec/layouts/mma.yaml `scale_maps`; campaigns/survey/blockscale.md)
 
 
 def scale_vec(v) -> int:

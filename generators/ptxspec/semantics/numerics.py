@@ -4,7 +4,7 @@ Inputs are raw element codes (unsigned integers) of the variant's types; outputs
 the destination type. Everything is vectorised with numpy over a leading batch dimension.
 
 Models (parameters per variant: `params(variant)`, from the rules of spec/numerics.yaml; every
-rule below was confirmed bit for bit on an H100, tests/device/campaigns/2026-11-22-numerics.md):
+rule below was confirmed bit for bit on an H100, campaigns/notes/2026-11-22-numerics.md):
 
 * integer: D = C + sum(a*b), exact, then wrapped modulo 2^32, or clamped once on the exact
   value with `.satfinite`.

@@ -291,7 +291,7 @@ PTXSPEC_HD constexpr MatrixDescriptor advance_k(MatrixDescriptor d) {
 }  // namespace smem_wgmma
 
 namespace idesc_tcgen05 {
-// The 32-bit instruction descriptor of tcgen05.mma (a register operand, or a constant): the shape M x N, the element types, sparsity, negation, transposition and, for the block-scaled kinds, the scale-factor format and which part of the scale registers is used. Its layout depends on the .kind qualifier (Tables 42, 43 and 44). ptxas never looks inside it: a bad descriptor assembles (tests/survey/tcgen05.md), so everything here is a runtime fact, not checked by ptxas and not run on hardware by this project.
+// The 32-bit instruction descriptor of tcgen05.mma (a register operand, or a constant): the shape M x N, the element types, sparsity, negation, transposition and, for the block-scaled kinds, the scale-factor format and which part of the scale registers is used. Its layout depends on the .kind qualifier (Tables 42, 43 and 44). ptxas never looks inside it: a bad descriptor assembles (campaigns/survey/tcgen05.md), so everything here is a runtime fact, not checked by ptxas and not run on hardware by this project.
 // (PTX ISA 9.7.16.4.2; spec/descriptors.) One namespace per layout (the .kind picks it). make()
 // takes every field but the reserved ones, in bit order: a number field the number it describes
 // (M, N, a scale-factor id), a code field its code (the <field>_<value> constants); get_<field>
