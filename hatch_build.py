@@ -1,4 +1,4 @@
-"""Build hook: the wheel carries the package data (`ptxspec.paths.PACKAGE_DATA`) as `ptxspec/data/`.
+"""Build hook: the wheel carries the package data (`ptxspec.core.paths.PACKAGE_DATA`) as `ptxspec/data/`.
 
 The files stay where the checkout keeps them (spec/, schema/, generated/...); this hook maps each
 into the package at build time, so the repository holds one copy and an installed package finds
@@ -14,7 +14,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 
 def _paths_module(root: Path):
-    spec = importlib.util.spec_from_file_location("_ptxspec_paths", root / "generators" / "ptxspec" / "paths.py")
+    spec = importlib.util.spec_from_file_location("_ptxspec_paths", root / "generators" / "ptxspec" / "core" / "paths.py")
     assert spec is not None and spec.loader is not None  # a .py file always has a spec and a loader
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -1193,7 +1193,7 @@ case("duplicated_instruction_file_renamed",
       ("families/wgmma/mma_async2.yaml", "  - name: b1", "(and 35 more like it)")])
 
 # =============================================================================================
-# Issue 18: trees that validated but made no sense (the invariants of ptxspec.checks)
+# Issue 18: trees that validated but made no sense (the invariants of ptxspec.loading.checks)
 
 WMMA_FAMILY = "families/wmma/family.yaml"
 

@@ -1,4 +1,4 @@
-"""ptxspec.formats against independent truth: numpy's IEEE types and the formats' documented values."""
+"""ptxspec.core.formats against independent truth: numpy's IEEE types and the formats' documented values."""
 import numpy as np
 import pytest
 from ptxspec.core import formats

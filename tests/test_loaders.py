@@ -1,4 +1,4 @@
-"""The fragment-loader composition (ptxspec.loaders) against independent truth.
+"""The fragment-loader composition (ptxspec.model.fragment_loaders) against independent truth.
 
 The movement maps here are transcribed from the manual's text (PTX ISA, ldmatrix/stmatrix:
 "lanes 8j..8j+7 give the row addresses of matrix j", "each group of four threads receives a row",

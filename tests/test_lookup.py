@@ -1,5 +1,5 @@
 """Finding variants: Spec.variant/Spec.query and `ptxspec query` share one implementation
-(ptxspec.lookup, the database's SQL), so they answer and fail alike; qualifier orders are judged
+(ptxspec.model.catalog, the database's SQL), so they answer and fail alike; qualifier orders are judged
 by ptxas itself."""
 import collections
 import json

@@ -1,7 +1,7 @@
-"""ptxspec.numerics against independent references (no GPU).
+"""ptxspec.semantics.numerics against independent references (no GPU).
 
 The float model is re-implemented here element by element in exact rational arithmetic
-(fractions.Fraction), straight from its statement in NUMERICS.md and ptxspec.numerics' docstring:
+(fractions.Fraction), straight from its statement in NUMERICS.md and ptxspec.semantics.numerics' docstring:
 per step, exact products, alignment to the largest exponent (a zero term at exponent -133), each
 term cut toward zero to F fraction bits below it, an exact sum, one rounding. The vectorised
 executor must agree with it bit for bit; integers agree with Python's integers; f64 fused
@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ptxspec.core.formats import all_codes, decode
-from ptxspec.semantics import exact, fdpa, fields
+from ptxspec.semantics import exact as exact_mod
+from ptxspec.semantics import fdpa, fields
 from ptxspec.semantics import numerics as nm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "campaigns" / "numerics"))
@@ -163,15 +164,15 @@ def test_integer_wraps_and_satfinite_clamps_once(spec):
     B = np.array([[127], [127]], np.uint64)
     C = np.array([[(1 << 31) - 100]], np.uint64)
     exact = 2 * 127 * 127 + (1 << 31) - 100
-    wrap = exact.integer_mma(spec, A, B, C, "s8", "s8", "s32", False)
-    sat = exact.integer_mma(spec, A, B, C, "s8", "s8", "s32", True)
+    wrap = exact_mod.integer_mma(spec, A, B, C, "s8", "s8", "s32", False)
+    sat = exact_mod.integer_mma(spec, A, B, C, "s8", "s8", "s32", True)
     assert int(wrap[0, 0]) == exact % (1 << 32)
     assert int(sat[0, 0]) == (1 << 31) - 1
     # a clamp after partial sums would differ: C large negative, then positive products
     C2 = np.array([[((-(1 << 31) + 10) & 0xFFFFFFFF)]], np.uint64)
     B2 = np.array([[0xFF], [0x81]], np.uint64)  # -1, -127
     A2 = np.array([[0x80, 0x80]], np.uint64)  # -128, -128: products +128, +16256
-    got = exact.integer_mma(spec, A2, B2, C2, "s8", "s8", "s32", True)
+    got = exact_mod.integer_mma(spec, A2, B2, C2, "s8", "s8", "s32", True)
     assert int(got[0, 0]) == (-(1 << 31) + 10 + 128 + 16256) & 0xFFFFFFFF
 
 
@@ -180,8 +181,8 @@ def test_b1_popc(spec):
     A = rng.integers(0, 2, (4, 256)).astype(np.uint64)
     B = rng.integers(0, 2, (256, 3)).astype(np.uint64)
     C = np.zeros((4, 3), np.uint64)
-    d_and = exact.integer_mma(spec, A, B, C, "b1", "b1", "s32", False, "and.popc")
-    d_xor = exact.integer_mma(spec, A, B, C, "b1", "b1", "s32", False, "xor.popc")
+    d_and = exact_mod.integer_mma(spec, A, B, C, "b1", "b1", "s32", False, "and.popc")
+    d_xor = exact_mod.integer_mma(spec, A, B, C, "b1", "b1", "s32", False, "xor.popc")
     for i in range(4):
         for j in range(3):
             assert int(d_and[i, j]) == int(sum(A[i] & B[:, j]))
@@ -206,8 +207,8 @@ def test_f64_fma_is_correctly_rounded():
             want = _f64(float(exact)) if exact != 0 else 0  # float(Fraction) rounds to nearest even
         except OverflowError:
             want = _f64(math.copysign(math.inf, exact))
-        assert exact.fma_f64(a, b, c, "rn") == want
-        rz = exact.fma_f64(a, b, c, "rz")
+        assert exact_mod.fma_f64(a, b, c, "rn") == want
+        rz = exact_mod.fma_f64(a, b, c, "rz")
         vz = Fraction(float(np.array([rz], np.uint64).view(np.float64)[0])) if (rz >> 52) & 0x7FF != 0x7FF else None
         if vz is not None:
             assert abs(vz) <= abs(exact)
@@ -216,10 +217,10 @@ def test_f64_fma_is_correctly_rounded():
 def test_f64_nan_rules():
     nan_a, nan_b, nan_c = 0x7FF0000000000123, 0xFFF0000000000456, 0x7FF4000000000789
     one = _f64(1.0)
-    assert exact.fma_f64(nan_a, nan_b, nan_c) == nan_b | exact.F64_QUIET  # B first (H100)
-    assert exact.fma_f64(nan_a, one, nan_c) == nan_c | exact.F64_QUIET  # then the accumulator
-    assert exact.fma_f64(nan_a, one, one) == nan_a | exact.F64_QUIET
-    assert exact.fma_f64(_f64(math.inf), 0, one) == exact.F64_NAN  # invalid: the default NaN
+    assert exact_mod.fma_f64(nan_a, nan_b, nan_c) == nan_b | exact_mod.F64_QUIET  # B first (H100)
+    assert exact_mod.fma_f64(nan_a, one, nan_c) == nan_c | exact_mod.F64_QUIET  # then the accumulator
+    assert exact_mod.fma_f64(nan_a, one, one) == nan_a | exact_mod.F64_QUIET
+    assert exact_mod.fma_f64(_f64(math.inf), 0, one) == exact_mod.F64_NAN  # invalid: the default NaN
 
 
 def test_round_to_format_matches_numpy_rn(spec):

@@ -117,7 +117,7 @@ def test_installed_build_needs_out_and_builds_what_the_checkout_has(site, tmp_pa
 
 
 def test_installed_api_finds_its_data(site, tmp_path):
-    code = ("import ptxspec, ptxspec.paths as p; s = ptxspec.load(); "
+    code = ("import ptxspec, ptxspec.core.paths as p; s = ptxspec.load(); "
             "v = s.variant('wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16', form='reg'); "
             "print(p.checkout_root(), p.data_root().relative_to(ptxspec.__path__[0]), v.regs)")
     proc = installed(site, tmp_path, code=code)

@@ -49,6 +49,7 @@ import ptxspec  # noqa: E402
 from common import splitmix  # noqa: E402
 from ptxspec.semantics import blockscale as bs  # noqa: E402
 from ptxspec.semantics import sparse as sparse_mod  # noqa: E402
+from ptxspec.semantics.execute import execute_kind  # noqa: E402
 from ptxspec.semantics.numerics import computes_product  # noqa: E402
 
 SEED = 2026_1123_1200
@@ -259,7 +260,7 @@ def expected(spec, v, k, regs, p=None, target=None) -> np.ndarray:
         kw.update(sel_a=tuple(k["sel_a"]), sel_b=tuple(k["sel_b"]))
     if v.sparse:
         kw["f"] = 0
-    return bs.execute_mma(v, **kw, p=p, target=target)
+    return execute_kind(v, **kw, p=p, target=target)
 
 
 def read_outputs(path: Path) -> dict:

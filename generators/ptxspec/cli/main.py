@@ -82,7 +82,7 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--severity-overrides", metavar="FILE",
                    help="file of `RULE SEVERITY` lines (RULE may be a glob like isa.*) replacing rules' severities")
     d.add_argument("--list-rules", action="store_true", help="list every rule: id, severity, description")
-    r = sub.add_parser("render", help="render a Jinja2 template over the model (see ptxspec.render)")
+    r = sub.add_parser("render", help="render a Jinja2 template over the model (see ptxspec.emit.user_template)")
     r.add_argument("template", metavar="TEMPLATE", help="template file (examples/NAME: the checkout's or the "
                    "installed package's example)")
     r.add_argument("--out", metavar="FILE", help="write here instead of standard output")

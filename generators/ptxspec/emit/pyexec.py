@@ -1,8 +1,8 @@
 """generated/ptxspec_generated/: the executors' per-variant tables as importable Python modules.
 
 `ptxspec_generated.executors_<family>` holds, for every variant of the family that computes a
-matrix product, its arithmetic (ptxspec.numerics.params: model and parameters), each distinct
-parameter tuple written once. `ptxspec.numerics.params` uses these tables when they were
+matrix product, its arithmetic (ptxspec.semantics.numerics.params: model and parameters), each distinct
+parameter tuple written once. `ptxspec.semantics.numerics.params` uses these tables when they were
 generated from the loaded spec (its digest covers the rules of spec/numerics.yaml), so an
 installed package answers without re-deriving; `ptxspec build --check` keeps them fresh. The
 measured status of each variant is the database's (`numerics_status`). Installed with the package

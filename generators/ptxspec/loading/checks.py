@@ -1,6 +1,6 @@
 """Invariants of a resolved model: what makes a spec that validates also make sense.
 
-The resolvers (`ptxspec.resolve`) check what they need to build the model; this pass checks the
+The resolvers (`ptxspec.loading.resolve`) check what they need to build the model; this pass checks the
 built model as a whole, after resolution, against facts the spec states once:
 
 - shapes: every M, N and K lies within its family's `shape_bounds` (the ISA's limits), and every

@@ -45,7 +45,7 @@ def build_model(docs: Tree, evidence_dir=None, *, evidence: bool = True) -> Spec
     whole = not ctx.p  # every variant resolved (errata are checked against them, not part of them)
     spec.errata = resolve_errata(ctx, spec, docs["errata"], instructions.failed)
     spec.numerics = resolve_numerics(ctx, docs["numerics"], families)
-    if whole:  # the invariants of a whole model (ptxspec.checks); a partial one would mislead
+    if whole:  # the invariants of a whole model (ptxspec.loading.checks); a partial one would mislead
         check_model(ctx.p, spec, docs)
     ctx.p.raise_if_any()
     if evidence:

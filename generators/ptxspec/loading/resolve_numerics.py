@@ -1,4 +1,4 @@
-"""Resolving spec/numerics.yaml: the arithmetic rules, checked against the models ptxspec.numerics
+"""Resolving spec/numerics.yaml: the arithmetic rules, checked against the models ptxspec.semantics.numerics
 implements and the fields a rule may test."""
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def resolve_numerics(ctx: Context, docs: list[Document], families: dict[str, Fam
                     ok = False
             if r["model"] not in MODELS:
                 ctx.p.add(r.at("model"), f"unknown arithmetic model {r['model']!r}{did_you_mean(r['model'], MODELS)}"
-                          f" (ptxspec.numerics implements {', '.join(MODELS)})")
+                          f" (ptxspec.semantics.numerics implements {', '.join(MODELS)})")
                 ok = False
             for key in r.get("params", {}):
                 if key not in _PARAMS:

@@ -19,7 +19,7 @@ class Instruction:
     requirement: Requirement
     pos: Pos
     path: str
-    semantics: str  # what executing it means (ptxspec.semantics)
+    semantics: str  # what executing it means (ptxspec.semantics.meanings)
 
 
 @dataclass(frozen=True)

@@ -105,7 +105,7 @@ class _Field:
 def invert_encode(name: str, encode, width: int) -> tuple[tuple[int, int], ...]:
     """The inverse of a bit-routing encode formula (masks and shifts), found by probing each bit."""
     pairs, seen = [], {}
-    for vb in range(63):  # formula values stay within +-2**62 (ptxspec.expr): bit 63 is never a field's
+    for vb in range(63):  # formula values stay within +-2**62 (ptxspec.core.expr): bit 63 is never a field's
         out = int(encode(x=1 << vb))
         if out == 0 or out >> width:  # dropped, or beyond the field: not representable
             continue

@@ -90,7 +90,7 @@ class Spec:
 
     def variant(self, ptx: str, form: str | None = None) -> Variant:
         """One variant by id, or by opcode with its qualifiers in any order ptxas accepts (and the
-        form, where the opcode has several); errors as `ptxspec query --variant` (ptxspec.lookup)."""
+        form, where the opcode has several); errors as `ptxspec query --variant` (ptxspec.model.catalog)."""
         hit = self._by_id.get(ptx) if form is None else self._by_key.get((ptx, form))
         if hit is None and form is None:
             hit = self._by_key.get((ptx, ""))
@@ -101,7 +101,7 @@ class Spec:
     @cached_property
     def loaders(self):
         """Which movement form (ldmatrix, stmatrix) moves each fragment of each product variant,
-        composed from their maps (ptxspec.loaders); computed on first use."""
+        composed from their maps (ptxspec.model.fragment_loaders); computed on first use."""
         return LoaderTable(self)
 
     @cached_property

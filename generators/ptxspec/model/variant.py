@@ -195,7 +195,7 @@ class Variant:
     def loaders(self, operand: str | None = None) -> list:
         """How to load (store) this variant's register fragments from (to) a row- or column-major
         tile with ldmatrix (stmatrix): one row per form that does it, best first, or the reason
-        none does (ptxspec.loaders.LoaderRow)."""
+        none does (ptxspec.model.fragment_loaders.LoaderRow)."""
         return self.spec.loaders.rows_for(self, operand)
     def scale_map(self, operand: str, byte_id: int, thread_id: int) -> np.ndarray:
         """(threads, 4, 2): (row of A or column of B, K-block) that each byte of each lane's scale

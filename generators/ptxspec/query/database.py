@@ -96,7 +96,7 @@ class Database(LoaderQueries):
         self.conn.row_factory = sqlite3.Row
         self.name = name
         self._columns: dict[str, dict[str, str]] = {}
-        self._catalog = None  # ptxspec.lookup.Catalog, built on the first lookup
+        self._catalog = None  # ptxspec.model.catalog.Catalog, built on the first lookup
 
     @classmethod
     def open(cls, path: str | Path) -> "Database":
@@ -289,7 +289,7 @@ class Database(LoaderQueries):
 
     def resolve_variant(self, ref: str, form: str | None = None) -> str:
         """A variant id from an id, or an opcode in any qualifier order ptxas accepts (plus form when
-        the opcode has several): ptxspec.lookup, as Spec.variant."""
+        the opcode has several): ptxspec.model.catalog, as Spec.variant."""
         if self._catalog is None:
             self._catalog = Catalog(self.execute("SELECT id, ptx, form FROM variants", plain=True),
                                     [r[0] for r in self.execute("SELECT name FROM types")],

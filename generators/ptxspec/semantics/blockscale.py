@@ -75,7 +75,7 @@ class KindParams:
     group: int = 16  # "groups": products summed exactly per term
     zero_exp: int | None = -133  # exponent a zero C (or zero scale) counts as; None: no term
     ue4m3_top_bit: str = "error"  # error | ignore
-    split: int = 2  # "fp8emu": the k interleave of the two f16 steps (ptxspec.numerics.fp8_emulated)
+    split: int = 2  # "fp8emu": the k interleave of the two f16 steps (ptxspec.semantics.numerics.fp8_emulated)
 
     def as_data(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}

@@ -12,7 +12,7 @@ memory image the descriptors point into, bytes or a uint8 array (nbytes,) or (ba
 byte 0 lies at shared address `smem_origin` (default 0). For wgmma the accumulator operand `d` is
 read as C and the result is its new value; for mma, `c` is C and the result is `d`.
 
-The arithmetic is `ptxspec.numerics`; the fragment maps, descriptor layouts and sparsity metadata
+The arithmetic is `ptxspec.semantics.numerics`; the fragment maps, descriptor layouts and sparsity metadata
 are the spec's (`Variant.unpack/pack`, `ptxspec.smem`, `ptxspec.sparse`).
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Executing tcgen05.mma (semantics `tmem_mma`): a tensor-memory image and shared memory in, the
-tensor-memory image out. Registered with `ptxspec.execute` by semantics.
+tensor-memory image out. `ptxspec.semantics.meanings` names it the executor of tmem_mma.
 
     out = v.execute(tmem=img, smem=buf, d=0, a_desc=ad, b_desc=bd, idesc=word, enable_input_d=1)
 

@@ -14,7 +14,7 @@
 
 The text of every file is a Jinja2 template (`ptxspec/templates/c/`, package data); this package
 computes what the templates show, from the model only. Operand order and PTX text follow `asm.py`
-(the order of `Variant.operands`); each operand's kind (`ptxspec.kinds`) gives its C parameter,
+(the order of `Variant.operands`); each operand's kind (`ptxspec.model.kinds`) gives its C parameter,
 constraint letter and doc line; immediates (PTX needs constants there) become template
 parameters checked by `static_assert` against the operand's legal values; formulas of the spec
 are translated to C expressions. Operands that name memory (descriptors, addresses) and

@@ -33,7 +33,7 @@ _C_UNARY = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
 
 
 def formula_c(source: str) -> str:
-    """A spec formula (already checked by ptxspec.expr) as a C expression. `//` and `%` become C's
+    """A spec formula (already checked by ptxspec.core.expr) as a C expression. `//` and `%` become C's
     `/` and `%`, equal to Python's on the non-negative values the maps take (the tests check every
     thread and element); comparisons give 0 or 1."""
     def c(node) -> str:

@@ -61,7 +61,7 @@ def _asm_lines(st: CStatement, opcode: str) -> list[str]:
 def binding(spec: Spec, v: Variant, optional: bool = True) -> dict:
     """The pieces of v's function: parameters, template parameters, asm text and operands
     (without the operands PTX lets one leave out, when `optional` is false). Each operand's
-    kind (`ptxspec.kinds`) writes its own parameter and asm operand."""
+    kind (`ptxspec.model.kinds`) writes its own parameter and asm operand."""
     st = _statement(v, optional)
     return {"params": _defaults_trailing(st.params), "tparams": st.tparams, "asserts": st.asserts,
             "lines": _asm_lines(st, v.ptx), "outputs": st.outputs, "inputs": st.inputs, "memory": st.memory}
