@@ -52,6 +52,11 @@ def _absolute(module: str, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+def _lazy_load(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and ast.unparse(node.func) == "lazy_loader.load" and node.args
+            and isinstance(node.args[0], ast.Constant))
+
+
 def _type_checking(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
@@ -73,6 +78,8 @@ def imports(module: str):
             elif isinstance(child, ast.Import):
                 for alias in child.names:
                     out.append((alias.name, None, child, fn, tc))
+            elif _lazy_load(child):  # lazy_loader.load("module"): an import that runs on first use
+                out.append((child.args[0].value, None, child, fn, tc))
             visit(child, fn, tc)
     visit(TREES[module], False, False)
     return out

@@ -94,6 +94,9 @@ class PosDict(dict):
     def at(self, key: str) -> Pos:
         return self.key_pos.get(key, self.pos)
 
+    def __reduce__(self):  # pickled (the model cache) as the plain mapping: positions serve the loader only
+        return dict, (dict(self),)
+
 
 class PosList(list):
     """A sequence that knows its own position and each item's position."""
@@ -103,6 +106,9 @@ class PosList(list):
 
     def at(self, index: int) -> Pos:
         return self.item_pos[index] if 0 <= index < len(self.item_pos) else self.pos
+
+    def __reduce__(self):  # pickled as the plain list, as PosDict
+        return list, (list(self),)
 
 
 def did_you_mean(word: str, choices) -> str:

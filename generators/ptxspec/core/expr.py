@@ -14,6 +14,7 @@ instead of wrapping around silently in numpy's 64-bit integers or overflowing a 
 from __future__ import annotations
 
 import ast
+import marshal
 from functools import lru_cache
 
 import numpy as np
@@ -175,11 +176,24 @@ class Formula:
         self.names = frozenset(checker.used)
         self._code = compile(tree, "<formula>", "eval")
 
+    def __getstate__(self):
+        """A formula as its source, names and compiled code (marshal: the same Python reads it back,
+        which a model cache's key ensures); the syntax tree is parsed again when a range check needs it."""
+        return self.source, self.names, marshal.dumps(self._code)
+
+    def __setstate__(self, state) -> None:
+        self.source, self.names, code = state
+        self._code = marshal.loads(code)
+        self._tree = None
+        self._checked = set()
+
     def check_range(self, **env) -> None:
         """ExprError if some sub-expression could leave +-LIMIT for inputs in the ranges of env's values."""
         ranges = tuple((k, _input_range(env[k])) for k in sorted(self.names))
         if ranges in self._checked:
             return
+        if self._tree is None:  # read back from a model cache
+            self._tree = ast.parse(self.source.strip(), mode="eval").body
         _Bounds(dict(ranges), self.source).visit(self._tree)
         if len(self._checked) < 256:
             self._checked.add(ranges)

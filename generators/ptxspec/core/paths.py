@@ -14,6 +14,7 @@ writable by `ptxspec build` without `--out` (`checkout_root()` is None for an in
 """
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -97,3 +98,12 @@ def default_build_dir() -> Path | None:
     """Where `ptxspec build` writes without --out: the checkout's generated/ (None when installed)."""
     root = checkout_root()
     return None if root is None else root / "generated"
+
+
+#: the files of an evidence directory the loader reads (the records under records/ are the tests')
+EVIDENCE_FILES = "*.json"
+
+
+def default_evidence_dir(spec_dir: str | os.PathLike) -> Path:
+    """The evidence that goes with a spec tree: the `evidence` directory beside it."""
+    return Path(spec_dir).resolve().parent / "evidence"

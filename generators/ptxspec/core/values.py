@@ -23,8 +23,10 @@ widths, bias, special values, sign), never by type name.
 """
 from __future__ import annotations
 
-import ml_dtypes
+import lazy_loader
 import numpy as np
+
+ml_dtypes = lazy_loader.load("ml_dtypes")  # imported when first needed: a model loads without it
 
 # (exponent, mantissa, bias, specials, signed) -> the dtype's name in numpy or ml_dtypes
 _FLOAT_DTYPES = {

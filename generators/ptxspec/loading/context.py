@@ -17,20 +17,31 @@ __all__ = ["Origin", "Context", "int_set"]
 class Origin:
     """A node of a positioned YAML document: `container[key]`, or the container itself (key None).
     Variants record the origins of their fields (`Variant.sources`), so that a spec diff can say
-    which line changed a field by comparing the nodes of two trees."""
+    which line changed a field by comparing the nodes of two trees, and `explain` where each fact
+    is written. A pickled origin (the model cache) keeps where it is, not the YAML node: a diff
+    reads its trees afresh."""
 
     container: Any
     key: Any = None
+    at: Pos | None = None  # where it is, when the node itself is not kept
 
     @property
     def value(self) -> Any:
+        if self.container is None:
+            raise ValueError(f"the YAML node at {self.at} is not kept in a cached model")
         return self.container if self.key is None else self.container[self.key]
 
     @property
     def pos(self) -> Pos:
+        if self.container is None:
+            assert self.at is not None
+            return self.at
         if self.key is None:
             return self.container.pos
         return self.container.at(self.key)
+
+    def __reduce__(self):
+        return Origin, (None, self.key, self.pos)
 
 
 class Context:

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 
 from ptxspec.core.errors import Pos, Problems
-from ptxspec.core.paths import schema_dir
+from ptxspec.core.paths import EVIDENCE_FILES, schema_dir
 from ptxspec.model.evidence import Evidence, EvidenceIndex, Result
 
 
@@ -39,7 +39,8 @@ def read_evidence(directory: str | os.PathLike | None, problems: Problems) -> Ev
     if directory is None or not Path(directory).is_dir():
         return EvidenceIndex(campaigns)
     seen: dict[str, str] = {}
-    for path in sorted(Path(directory).glob("*.json")):
+    shared: dict[tuple, Result] = {}  # equal results, one object (memory, the model cache)
+    for path in sorted(Path(directory).glob(EVIDENCE_FILES)):
         where = Pos(str(path))
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
@@ -62,7 +63,8 @@ def read_evidence(directory: str | os.PathLike | None, problems: Problems) -> Ev
             campaign=doc["campaign"], date=doc["date"], hardware=doc["hardware"], target=doc["target"],
             device=doc["device"], toolchain=doc["toolchain"], proves=doc["proves"], method=doc["method"],
             notes=doc.get("notes", ""), records=tuple(doc["records"]),
-            results={vid: Result(*r) for vid, r in doc["results"].items()}, path=str(path)))
+            results={vid: shared.setdefault(tuple(r), Result(*r)) for vid, r in doc["results"].items()},
+            path=str(path)))
     return EvidenceIndex(campaigns)
 
 
@@ -77,8 +79,3 @@ def check_against(index: EvidenceIndex, spec, problems: Problems) -> None:
                      and e.target not in spec._by_id[vid].requirement.targets)
         if off:
             problems.add(Pos(e.path), f"campaign {e.campaign} ran on {e.target}, which {off[0]} does not support")
-
-
-def default_evidence_dir(spec_dir: str | os.PathLike) -> Path:
-    """The evidence that goes with a spec tree: the `evidence` directory beside it."""
-    return Path(spec_dir).resolve().parent / "evidence"

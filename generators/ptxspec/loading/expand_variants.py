@@ -114,6 +114,14 @@ class VariantExpander:
         self.target_origins = target_origins  # target name -> its isa.yaml entry
         self._targets_src: dict[frozenset, tuple[Origin, ...]] = {}
         self._checked: dict[tuple, bool] = {}  # maps already checked, and whether they passed
+        self._shared: dict = {}  # equal parts of variants, made one object (memory, the model cache)
+
+    def shared(self, key, make):
+        """One object for every variant whose part is `key`: made by make() the first time."""
+        hit = self._shared.get(key)
+        if hit is None:
+            hit = self._shared[key] = make()
+        return hit
 
     def expand(self, plan: GroupPlan, refinements: list[Refinement]) -> None:
         g = plan.node
@@ -156,20 +164,24 @@ class VariantExpander:
         ctx = OperandContext(s.types, {mat: by_field[dims.type_field] for mat, dims in mats.items()}, fl, regs_only,
                              plan.sparsity)
         nodes = [o for o in plan.signature if not o.get("forms") or form in o["forms"]]
-        operands = tuple(self.operand(o, ctx) for o in nodes)
+        made = tuple(self.operand(o, ctx) for o in nodes)
+        made = tuple(self.shared(o, lambda o=o: o) for o in made)
+        operands = self.shared(made, lambda: made)
         for o, node in zip(operands, nodes):  # a register count no thread has would size every artifact
             if not 0 <= o.regs <= MAX_REGISTERS:
                 self.p.add(node.at("regs") if "regs" in node else node.pos,
                            f"operand {o.name!r} takes {o.regs} registers (first in {ptx}); a thread has at most "
                            f"{MAX_REGISTERS}", cause=("regs", o.name, o.regs))
                 return None
-        sources = dict(plan.sources)
-        sources["requirement"] = plan.sources["requirement"] + tuple(matched) + self.targets_source(req.targets)
-        for mat, (lay, _, _) in fl.items():
-            sources[f"fragment.{mat}"] = (Origin(g["fragments"], mat), self.layouts.origins[lay.name])
-        for o in operands:
-            if o.scale_map:
-                sources[f"scale.{o.name}"] = (self.layouts.origins[o.scale_map],)
+        req = self.shared(req, lambda: req)
+        sources = self.shared(("sources", id(plan), tuple(id(r) for r in matched), req.targets,
+                               tuple((mat, lay.name) for mat, (lay, _, _) in fl.items()),
+                               tuple(o.scale_map for o in operands if o.scale_map)),
+                              lambda: self.sources(plan, matched, req, fl, operands))
+        qdict = self.shared(("qualifiers", *qdict.items()), lambda: qdict)
+        fl = self.shared(("layouts", *((mat, id(lay), bits, shp) for mat, (lay, bits, shp) in fl.items())), lambda: fl)
+        options = self.shared(("options", option_template, *((a, vals) for a, vals in options.items())),
+                              lambda: options)
         return Variant(
             id=f"{ptx}:{form}" if form else ptx, family=plan.inst.family, instruction=plan.inst.name, ptx=ptx,
             form=form, m=m, n=n, k=k, atype=a, btype=b, ctype=c, dtype=dd, satfinite=sat, op=op,
@@ -178,6 +190,19 @@ class VariantExpander:
             metadata_order=order if plan.sparsity is not None else "", batch=g.get("batch", 1),
             ptxas_only=g.get("ptxas_only", ""), hardware_note=" ".join(g.get("hardware_note", "").split()),
             options=options, option_template=option_template, sources=sources)
+
+    def sources(self, plan: GroupPlan, matched, req, fl, operands) -> dict[str, tuple[Origin, ...]]:
+        """The YAML nodes that determined a variant's fields (Variant.sources)."""
+        g = plan.node
+        sources = dict(plan.sources)
+        sources["requirement"] = plan.sources["requirement"] + tuple(matched) + self.targets_source(req.targets)
+        for mat, (lay, _, _) in fl.items():
+            pair = (Origin(g["fragments"], mat), self.layouts.origins[lay.name])
+            sources[f"fragment.{mat}"] = self.shared(("origin", id(g["fragments"]), mat, lay.name), lambda: pair)  # noqa: B023
+        for o in operands:
+            if o.scale_map:
+                sources[f"scale.{o.name}"] = (self.layouts.origins[o.scale_map],)
+        return sources
 
     def targets_source(self, targets: frozenset[str]) -> tuple[Origin, ...]:
         hit = self._targets_src.get(targets)

@@ -8,7 +8,8 @@ from __future__ import annotations
 from ptxspec.core.errors import Problems
 from ptxspec.loading.checks import check_model
 from ptxspec.loading.context import Context, Origin
-from ptxspec.loading.evidence_files import check_against, default_evidence_dir, read_evidence
+from ptxspec.core.paths import default_evidence_dir
+from ptxspec.loading.evidence_files import check_against, read_evidence
 from ptxspec.loading.resolve_descriptors import resolve_descriptors
 from ptxspec.loading.resolve_errata import check_unused_layouts, resolve_errata
 from ptxspec.loading.resolve_instructions import InstructionResolver

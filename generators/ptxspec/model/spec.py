@@ -7,7 +7,6 @@ nothing else. The model's classes import no loader, executor, query or emitter.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
@@ -55,9 +54,23 @@ class Spec:
         #: semantics name -> its meaning (what its operands must be, how it executes, which products
         #: a descriptor may select): given by the loader from ptxspec.semantics.meanings
         self.meanings: dict[str, Any] = {}
-        #: how `query` finds variants (the query layer's SQL over this model), given by ptxspec.load;
-        #: None in a model built otherwise (ptxspec diff's sides)
-        self.searcher: Callable[..., list[str]] | None = None
+        #: what answers `query` (the query layer's module whose `search` runs the SQL of `ptxspec query`
+        #: over this model's database), given by ptxspec.load; None in a model built otherwise
+        self.searcher: Any = None
+
+    #: what a pickle (ptxspec.loading.cache) leaves out: caches, indexes of the variants, and what
+    #: ptxspec.load attaches
+    TRANSIENT = ("searcher", "catalog", "loaders", "_database", "_map_cache", "_by_key", "_by_id")
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in self.TRANSIENT}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._map_cache = {}
+        self.searcher = None
+        self._by_id = {v.id: v for v in self.variants}
+        self._by_key = {(v.ptx, v.form): v for v in self.variants}
 
     @property
     def axes(self) -> dict[str, Axis]:
@@ -116,4 +129,4 @@ class Spec:
         `FIELD=VALUE` (or != < <= > >= ~), fields as keywords (n=200, atype="e4m3", sparse=True)."""
         if self.searcher is None:
             raise RuntimeError("this model was built without a query engine: use ptxspec.load()")
-        return [self._by_id[i] for i in self.searcher(self, filters, family, target, ptx, fields)]
+        return [self._by_id[i] for i in self.searcher.search(self, filters, family, target, ptx, fields)]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -101,6 +101,14 @@ class Variant:
     #: field group -> the YAML nodes that determined it, most specific first (`resolve.Origin`):
     #: opcode, shape, types, qualifiers, requirement, operands, fragment.<matrix>, sparsity
     sources: dict[str, tuple] = field(default_factory=dict, repr=False, compare=False)
+
+    def __getstate__(self) -> tuple:
+        """Pickled (the model cache) as its fields' values in order, without what it computes on
+        demand (its record, its hardware line)."""
+        return tuple(getattr(self, f) for f in _FIELDS)
+
+    def __setstate__(self, state: tuple) -> None:
+        self.__dict__.update(zip(_FIELDS, state))
 
     @cached_property
     def hardware(self) -> str:
@@ -276,3 +284,6 @@ class Variant:
             **({"options": {axis: [{"value": value, "requires": req.as_data(order)} for value, req in values]
                             for axis, values in self.options.items()}} if self.options else {}),
         }
+
+
+_FIELDS = tuple(f.name for f in fields(Variant))
