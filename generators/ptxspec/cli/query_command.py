@@ -19,7 +19,7 @@ from ptxspec.cli.output import (
 )
 from ptxspec.cli.usage import UsageError
 from ptxspec.core.paths import default_database
-from ptxspec.query.database import JSON_COLUMNS, SCALE_FIELDS, Database, QueryError, scale_rows
+from ptxspec.query.database import JSON_COLUMNS, SCALE_FIELDS, Database, QueryError, check_form, scale_rows
 
 
 def _database(args):
@@ -34,7 +34,7 @@ def _database(args):
 def cmd_query(args) -> int:
     try:
         db = _database(args)
-        db.check_form(args.form)
+        check_form(db, args.form)
         if args.errata:
             rows = db.errata(args.family)
             if args.format == "table":

@@ -277,16 +277,6 @@ class Database(LoaderQueries):
         sql = f" FROM variants v{join}" + (" WHERE " + " AND ".join(clauses) if clauses else "")
         return sql + " ORDER BY v.family, v.instruction, v.id", params
 
-    def check_form(self, form: str | None) -> None:
-        """QueryError unless `form` (when given) is an operand form some variant has: `reg`/`desc`
-        (wgmma), `desc`/`tmem` and their `_scaled` kinds (tcgen05.mma), ..."""
-        if form is None:
-            return
-        forms = [r[0] for r in self.execute("SELECT DISTINCT form FROM variants ORDER BY form", plain=True)]
-        if form not in forms:
-            raise QueryError(f"unknown form {form!r}{_close(form, forms)}; the forms are "
-                             f"{', '.join(repr(f) for f in forms)}")
-
     def resolve_variant(self, ref: str, form: str | None = None) -> str:
         """A variant id from an id, or an opcode in any qualifier order ptxas accepts (plus form when
         the opcode has several): ptxspec.model.catalog, as Spec.variant."""
@@ -347,6 +337,17 @@ class Database(LoaderQueries):
             if key in out:
                 out[key] = bool(out[key])
         return out
+
+
+def check_form(db: Database, form: str | None) -> None:
+    """QueryError unless `form` (when given) is an operand form some variant has: `reg`/`desc`
+    (wgmma), `desc`/`tmem` and their `_scaled` kinds (tcgen05.mma), ..."""
+    if form is None:
+        return
+    forms = [r[0] for r in db.execute("SELECT DISTINCT form FROM variants ORDER BY form", plain=True)]
+    if form not in forms:
+        raise QueryError(f"unknown form {form!r}{_close(form, forms)}; the forms are "
+                         f"{', '.join(repr(f) for f in forms)}")
 
 
 def _no_blobs(name: str, cur, rows) -> None:
