@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -107,7 +108,7 @@ def ref_products(rule, a, b, c, atype, btype, dtype, F, sa=None, sb=None, stype=
     terms = []
     for x, y in zip(a, b):
         va, vb = value(atype, x), value(btype, y)
-        scales = [(value(stype, s), stype) for s in (sa, sb)] if sa is not None else []
+        scales = [(value(stype, s), stype) for s in (sa, sb) if s is not None and stype is not None]
         parts = [split(va, atype, z), split(vb, btype, z)] + [split(v, t, z) for v, t in scales]
         prod = va * vb * math.prod((v for v, _ in scales), start=Fraction(1))
         e = sum(ex for _, ex in parts)
@@ -220,7 +221,7 @@ def test_issue_cases_through_the_registers(spec, vid, scaled, c, want):
     """The same two cases as a warp's registers (every A byte 0, every B byte 448, every C element
     c, every scale byte 2^127): every D element, under the model and under MMA-Sim main's rule."""
     v = spec.variant(vid)
-    regs = dict(a=_regs_of_bytes(v, "a", 0), b=_regs_of_bytes(v, "b", E4M3[448]),
+    regs: dict[str, Any] = dict(a=_regs_of_bytes(v, "a", 0), b=_regs_of_bytes(v, "b", E4M3[448]),
                 c=np.full((v.threads, v.operand("c").regs), c, np.uint32))
     if scaled:
         regs.update(scale_a=_regs_of_bytes(v, "scale_a", 254), scale_b=_regs_of_bytes(v, "scale_b", 254))

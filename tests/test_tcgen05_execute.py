@@ -347,6 +347,10 @@ MANUAL_KIND_TYPES = {
 #: Kinds whose arithmetic rests on the manual and published measurements of Blackwell-class tensor
 #: cores (the block-scaled .kind forms of mma, MMA-Sim) rather than on campaigns run here on Hopper.
 PUBLISHED_KINDS = {"kind::f8f6f4", "kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"}
+#: Their status: MMA-Sim's sm_100a model (github.com/microsoft/MMA-Sim: mmasim/simulator/nv_ptx.py
+#: gives tcgen05mma the same functions as mma; its sm_100a kernels measured part of each kind), and
+#: the zero rule the executors apply on every Blackwell path.
+SM100 = "modelled (MMA-Sim's sm_100a model; measured there in part; zeros: the H100 rule); not run on hardware"
 
 
 def test_every_tcgen05_mma_variant_has_an_honest_numerics_status():
@@ -366,10 +370,11 @@ def test_every_tcgen05_mma_variant_has_an_honest_numerics_status():
         if kind == "kind::ti16":  # sm_107's kind: the spec's idesc tables have no layout for it, so refused
             with pytest.raises(KeyError, match="no layout"):
                 D.decode(SPEC, kind, 0)
-            assert (status, model) == ("no model", None), v.id
+            assert model is None and status.startswith("no model: ") and "erratum tcgen05-kind-ti16-idesc" in status
+            assert "tcgen05-kind-ti16-idesc" in {e.id for e in SPEC.errata}, v.id
             continue
         assert status.endswith("not run on hardware"), v.id
-        assert status == (nm.UNMEASURED["published"] if kind in PUBLISHED_KINDS else nm.BORROWED), v.id
+        assert status == (SM100 if kind in PUBLISHED_KINDS else nm.BORROWED), v.id
         if kind in MANUAL_KIND_TYPES:
             ab, ds = MANUAL_KIND_TYPES[kind]
             made = {label.split("->")[1] for label in json.loads(params)}
@@ -382,7 +387,7 @@ def test_every_tcgen05_mma_variant_has_an_honest_numerics_status():
 def test_a_spec_without_the_instruction_descriptor_builds(tmp_path):
     """A spec may leave tcgen05's instruction descriptor undescribed (fuzz seed 23, tree 31993:
     descriptors/tcgen05.yaml deleted; validate accepted it and the build died in StopIteration):
-    then no tcgen05.mma product can be named, and each variant says `no model`."""
+    then no tcgen05.mma product can be named, and each variant says `no model`, and why."""
     import shutil
     from ptxspec import numerics as nm
     from ptxspec.build import artifacts
@@ -391,7 +396,7 @@ def test_a_spec_without_the_instruction_descriptor_builds(tmp_path):
     spec = ptxspec.load(tmp_path / "spec")
     rows = {r[0]: r[3] for r in nm.status_rows(spec)}
     mmas = [v.id for v in spec.variants if v.semantics == "tmem_mma"]
-    assert len(mmas) == 224 and {rows[i] for i in mmas} == {"no model"}
+    assert len(mmas) == 224 and {rows[i] for i in mmas} == {"no model: the spec describes no instruction descriptor for it"}
     assert "ptxspec.sqlite" in artifacts(spec)
 
 

@@ -53,12 +53,17 @@ import numpy as np
 
 from . import numerics as nm
 
-__all__ = ["KindParams", "ALTERNATIVES", "ALTERNATIVE_PATHS", "alternatives_for", "STATUS", "SOURCES", "kind_params", "variant_params", "element_codes",
+__all__ = ["KindParams", "ALTERNATIVES", "ALTERNATIVE_PATHS", "alternatives_for", "STATUS", "SM100_STATUS", "SOURCES", "kind_params", "variant_params", "element_codes",
            "scale_fields", "scale_vec", "block_size", "scale_map", "selector_values", "scale_rows", "scale_holders",
            "scale_coverage", "scales_from_registers", "mma_kind", "execute_mma", "ScaleError"]
 
-#: numerics_status of every .kind variant: no Blackwell GPU has run them here.
+#: numerics_status of a .kind variant whose numerics rule names no provenance (spec/numerics.yaml
+#: `status`): no Blackwell GPU has run any of them here.
 STATUS = nm.UNMEASURED["published"]
+#: The provenance tcgen05.mma's block-scaled and f8f6f4 kinds show in numerics_status (they take the
+#: mma rules, restated by kind_params): MMA-Sim's sm_100a model is its sm_120 one, measured on
+#: sm_100a for part of each kind (tests/survey/blockscale.md section 4), zeros as everywhere here.
+SM100_STATUS = "MMA-Sim's sm_100a model; measured there in part; zeros: the H100 rule"
 SOURCES = ("PTX ISA 9.7.14.3 block scaling and the mma/mma.sp sections; MMA-Sim (Xie et al., arXiv 2511.10909, "
            "github.com/microsoft/MMA-Sim: RTX Blackwell measured); CUTLASS CuTe SM120 atoms; "
            "tests/survey/blockscale.md")

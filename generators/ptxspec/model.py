@@ -546,6 +546,7 @@ class BitDescriptor:
     scale_factor_layouts: list[ScaleFactorLayout] = field(default_factory=list)
     sparsity: list[SparsityRule] = field(default_factory=list)
     metadata_layouts: list[MetadataLayout] = field(default_factory=list)
+    unstated: dict[str, str] = field(default_factory=dict)  # selector value without a layout -> why
 
     def layout(self, selector: str) -> DescriptorLayout:
         for lay in self.layouts:
@@ -565,6 +566,7 @@ class NumericsRule:
     source: str
     pos: Pos
     basis: str = "measured"  # measured (our campaigns) | published (the manual and others' measurements)
+    status: str = ""  # what numerics_status says of the variants no campaign ran: their provenance, briefly
 
 
 @dataclass

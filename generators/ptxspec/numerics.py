@@ -74,7 +74,14 @@ BORROWED = "modelled (the same types' rules, measured on other instructions); no
 #: semantics -> function(variant) -> [(label, rule or None, NumericsParams-like, basis)] for the
 #: instructions whose shape and element types an operand selects at run time (no `m` in the variant):
 #: every product the variant can compute, with its arithmetic. Registered by the executors' modules.
+#: `basis` is a rule's basis (a key of UNMEASURED), or the provenance itself (a few words) where no
+#: rule of the spec covers the product and the executor restates one (its status: PUBLISHED_AS).
 SELECTED: dict = {}
+#: semantics -> function(variant) -> why SELECTED names no product for it ('' when nothing says):
+#: numerics_status shows it beside `no model`. Registered with SELECTED.
+WHY_NONE: dict = {}
+#: numerics_status of a variant whose rule (or restated product) names its provenance
+PUBLISHED_AS = "modelled ({}); not run on hardware"
 #: numerics_status of a variant whose rule's model is `none`
 NO_ARITHMETIC = "no arithmetic: ptxas emits no product for it on any target"
 #: The variant fields a rule's `when` may test besides the family's axes.
@@ -784,12 +791,22 @@ def status_rows(spec) -> list[tuple]:
         src = spec.numerics.index(rule) + 1 if rule is not None and model else None
         m = meas.get(v.id)
         if m is None or model == "none":
-            status = (NO_ARITHMETIC if model == "none" else UNMEASURED[rule.basis] if model and rule is not None
+            status = (NO_ARITHMETIC if model == "none" else _unmeasured(rule) if model and rule is not None
                       else "not run" if model else "no model")
             rows.append((v.id, model, pj, status, None, None, None, None, None, None, src))
             continue
         rows.append((v.id, model, pj, *_measured_cells(m), src))
     return rows
+
+
+def _unmeasured(rule) -> str:
+    """numerics_status of a variant of `rule` that no campaign ran."""
+    return PUBLISHED_AS.format(rule.status) if rule.status else UNMEASURED[rule.basis]
+
+
+def _basis_status(basis: str) -> str:
+    """numerics_status of a product of SELECTED's with this basis (or provenance), not run."""
+    return UNMEASURED[basis] if basis in UNMEASURED else PUBLISHED_AS.format(basis)
 
 
 def _measured_cells(m: dict) -> tuple:
@@ -806,12 +823,13 @@ def _selected_row(spec, v, m: dict | None) -> tuple:
     import json
     found = SELECTED[v.semantics](v)
     if not found:
-        return (v.id, None, None, *(_measured_cells(m) if m else ("no model", None, None, None, None, None, None)),
-                None)
+        why = WHY_NONE[v.semantics](v) if v.semantics in WHY_NONE else ""
+        none = f"no model: {why}" if why else "no model"
+        return (v.id, None, None, *(_measured_cells(m) if m else (none, None, None, None, None, None, None)), None)
     models = sorted({p.model for _, _, p, _ in found})
     pj = json.dumps({label: p.as_data() for label, _, p, _ in found}, sort_keys=True)
     bases = {basis for *_, basis in found}
-    status = UNMEASURED["published"] if bases == {"published"} else BORROWED
+    status = _basis_status(next(iter(bases))) if len(bases) == 1 and bases != {"measured"} else BORROWED
     rules = {spec.numerics.index(r) + 1 if r is not None else None for _, r, _, _ in found}
     src = rules.pop() if len(rules) == 1 else None
     cells = _measured_cells(m) if m else (status, None, None, None, None, None, None)

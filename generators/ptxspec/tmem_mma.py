@@ -171,15 +171,27 @@ def products(v) -> list[tuple]:
                     q = _arithmetic_of(p, rule)
                 except KeyError:  # no arithmetic for these types (e.g. bf16 into an f16 D): refused
                     continue
-                if isinstance(q, blockscale.KindParams):  # the .kind mma rules restated: their basis
+                basis = rule.basis if rule is not None else "published"
+                if isinstance(q, blockscale.KindParams):  # the .kind mma rules restated: MMA-Sim's sm_100a model
                     q = nm.NumericsParams({"products": "fdpa_scaled", "groups": "fdpa_groups"}[q.path], F=q.F,
                                           round=q.round, group=q.group if q.path == "groups" else 0,
                                           zero_exp=blockscale.NO_TERM if q.zero_exp is None else q.zero_exp)
-                out.append((f"{a}*{b}->{d}", rule, q, rule.basis if rule is not None else "published"))
+                    basis = blockscale.SM100_STATUS
+                out.append((f"{a}*{b}->{d}", rule, q, basis))
     return out
 
 
+def why_no_products(v) -> str:
+    """Why `products` names none for the variant, as the spec says it ('' where it says nothing)."""
+    try:
+        desc = instruction_descriptor(v)
+    except LookupError:
+        return "the spec describes no instruction descriptor for it"
+    return desc.unstated.get(v.qualifiers.get(desc.selector, ""), "")
+
+
 nm.SELECTED["tmem_mma"] = products
+nm.WHY_NONE["tmem_mma"] = why_no_products
 
 
 def _container_bits(v, kind: str) -> int:
