@@ -288,8 +288,12 @@ def _negate(spec, codes, tname):
     return codes ^ np.uint64(1 << (spec.types[tname].bits - 1))
 
 
-def _compute(spec, p: Product, a, b, c, kept, sfa, sfb, stype, scale_input_d):
+def _compute(spec, p: Product, a, b, c, kept, sfa, sfb, stype, scale_input_d, kind_params=None):
     q = arithmetic(spec, p)
+    if kind_params is not None:  # another arithmetic for the block-scaling models (a named alternative)
+        if not isinstance(q, blockscale.KindParams):
+            raise ValueError(f"kind_params is for the block-scaling kinds; .{p.kind} takes {q.model}")
+        q = kind_params
     if scale_input_d and p.dtype not in ("f32", "f16"):
         raise NotImplementedError(f"scale-input-d with a {p.dtype} D (not in the manual) is not executed")
     if scale_input_d:  # the old D times 2^-scale before accumulating (exact in float64; f32/f16 D)
@@ -338,12 +342,14 @@ def _scales(v, p, lay, cimg, ops, rows_a):
     return out[0], out[1].T, p.fields.get("scale_type", "ue8m0")
 
 
-def tmem_mma(v, *, tmem=None, smem=None, smem_origin: int = 0, meta=None, **ops):
-    """The TMEM image after the instruction (a copy; `tmem` is not changed)."""
-    return _run(v, tmem, smem, smem_origin, meta, ops)
+def tmem_mma(v, *, tmem=None, smem=None, smem_origin: int = 0, meta=None, kind_params=None, **ops):
+    """The TMEM image after the instruction (a copy; `tmem` is not changed). `kind_params`
+    (ptxspec.blockscale.KindParams) replaces the arithmetic of a block-scaled or f8f6f4 kind, e.g.
+    with one of blockscale.ALTERNATIVES (the device harness compares a run with each)."""
+    return _run(v, tmem, smem, smem_origin, meta, ops, kind_params)
 
 
-def _run(v, tmem_img, smem, smem_origin, meta, ops):
+def _run(v, tmem_img, smem, smem_origin, meta, ops, kind_params=None):
     spec = v.spec
     names = {o.name for o in v.operands}
     unknown = sorted(set(ops) - names)
@@ -420,7 +426,8 @@ def _run(v, tmem_img, smem, smem_origin, meta, ops):
         dbits = spec.types[p.dtype].bits
         c = (raw & np.uint32((1 << dbits) - 1)).astype(np.uint64) if enable else np.zeros(raw.shape, np.uint64)
         sfa, sfb, stype = _scales(v, p, lay, cimg, ops, rows) if p.scaled else (None, None, None)
-        d = _compute(spec, p, a, b, c, kept, sfa, sfb, stype, int(ops.get("scale_input_d", 0)) if enable else 0)
+        d = _compute(spec, p, a, b, c, kept, sfa, sfb, stype, int(ops.get("scale_input_d", 0)) if enable else 0,
+                     kind_params)
         keep = mask[cta][lane]  # lanes the mask disables keep their old D
         new = np.where(keep, raw, d.astype(np.uint32))
         (out[cta] if p.cta == 2 else out)[lane, col] = new
