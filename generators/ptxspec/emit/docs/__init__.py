@@ -49,7 +49,7 @@ NUMERICS_MEANS = {
     "zeros as an H100 campaign measured them; no campaign here ran it",
     "modelled (MMA-Sim's sm_100a model; measured there in part; zeros: the H100 rule); not run on hardware": "the "
     "instruction descriptor picks the types at run time; the executor takes MMA-Sim's sm_100a model of the kind "
-    "(its sm_120a one), which MMA-Sim measured on sm_100a tcgen05.mma for some of the kind's types and scale "
+    "(its sm_120a one), which MMA-Sim measured on sm_100a for some of the kind's types and scale "
     "forms; zeros as an H100 campaign measured them; no campaign here ran it",
     "no model": "no arithmetic model yet: the executor refuses it",
 }
