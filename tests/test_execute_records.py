@@ -11,11 +11,15 @@ executed with `Variant.execute`; its digest must equal the hardware's.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from ptxspec import numerics as nm
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "device" / "numerics"))
@@ -123,3 +127,26 @@ def test_the_followup_models_are_pinned(spec, vid, other):
     worse = G.expected_words(spec, v, cases, replace(nm.params(v), **other))
     assert (good != worse).any()
 
+
+
+def test_mmasim_mains_zero_rule_is_refuted_by_the_records(spec, monkeypatch):
+    """MMA-Sim main (c785138) gives a zero element the exponent -126 and adds it to its partner's, for
+    Hopper as for Blackwell (tests/survey/blockscale.md section 4). Every case of a recorded kernel,
+    recomputed with that rule, no longer gives the hardware's digest of all cases; the model does."""
+    vid = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+    k = next(k for _, doc in _docs() for k in doc["kernels"] if k["variant"] == vid)
+    v = G.variant_of(spec, vid)
+    cases = [G.case_inputs(spec, k, i) for i in range(k["cases"])]
+
+    def all_cases():
+        return hashlib.sha256("".join(R.digest_words(w) for w in G.expected_words(spec, v, cases)).encode()) \
+            .hexdigest()[:24]
+    assert all_cases() == k["all_cases"]
+    step = nm.fdpa_step
+
+    def mmasim_main(spec_, fa, fb, fc, out_type, F, mode, keep, zero_exp, kept=None, zeros="operands"):
+        z = [nm.Fields(f.neg, f.mag, np.where((f.mag == 0) & (f.special == 0), -126, f.exp), f.special, f.mbits)
+             for f in (fa, fb)]
+        return step(spec_, z[0], z[1], fc, out_type, F, mode, keep, -126, kept, zeros="fields")
+    monkeypatch.setattr(nm, "fdpa_step", mmasim_main)
+    assert all_cases() != k["all_cases"]
