@@ -100,3 +100,29 @@ def test_data_path_without_a_gpu(spec, tmp_path):
     bad = {vid: sum(r["model"].values()) for vid, r in report["variants"].items()}
     assert bad == {vid: int(vid == ks[0]["variant"]) for vid in ONLY}
     assert json.dumps(report)  # serialisable as report.json
+
+
+ZERO_VARIANTS = ["mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0",
+                 "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0"]
+
+
+def test_zero_kinds_tell_the_zero_rules_apart(spec):
+    """The zero-heavy case kinds (zeroprod, zerogroup, zeroc) give D that differs from the model's
+    under each of MMA-Sim's zero rules (campaigns/survey/blockscale.md section 4), on the products and on
+    the groups path, so one Blackwell run says which rule the hardware follows."""
+    from ptxspec.semantics import blockscale as bs
+    seen: dict[str, int] = {}
+    for vid in ZERO_VARIANTS:
+        v = spec.variant(vid)
+        k = bsgen.plan(spec, "sm_120a", only={vid})[0]
+        base = bs.variant_params(v)
+        zeros = {n: q for n, q in bs.alternatives_for(v, base).items() if n.startswith("zeros=")}
+        assert len(zeros) == 3
+        for i in range(len(bsgen.KINDS) * 3):
+            regs, kind = bsgen.case_inputs(spec, k, i)
+            if kind not in ("zeroprod", "zerogroup", "zeroc"):
+                continue
+            want = v.unpack("d", bsgen.expected(spec, v, k, regs, base))
+            for n, q in zeros.items():
+                seen[n] = seen.get(n, 0) + int((v.unpack("d", bsgen.expected(spec, v, k, regs, q)) != want).sum())
+    assert set(seen) == {n for n in bs.ALTERNATIVES if n.startswith("zeros=")} and all(seen.values()), seen

@@ -6,7 +6,8 @@
 * the executor's API for the scale operands (`scale_a`/`scale_b` registers, `sel_a`/`sel_b`
   tuples) and its errors;
 * numerics_status: every `.kind` variant modelled, none without a model, the status and the
-  rules' sources saying what the model rests on; `ptxspec query numerics=...`;
+  rules' sources saying what the model rests on (the forms MMA-Sim measured, transcribed below from
+  its kernel list, and the zero rule); `ptxspec query numerics=...`;
 * a broken scale map is a load error with its position.
 """
 import itertools
@@ -20,12 +21,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ptxspec.core.errors import SpecError
-from ptxspec.core.paths import default_database
+
 from ptxspec.semantics import blockscale as bs
+from ptxspec.semantics.execute import execute_kind
 from ptxspec.semantics import numerics as nm
 from ptxspec.semantics import numerics_status
-from ptxspec.semantics.execute import execute_kind
+from ptxspec.core.errors import SpecError
+from ptxspec.core.paths import default_database
 from test_blockscale import MANUAL_BYTES, MANUAL_SFA_LANES, MANUAL_SFB_LANES, block_scaled
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,11 +86,30 @@ def test_query_who_holds_a_scale_and_what_a_byte_covers():
     assert bad.returncode != 0 and "row 16 is out of range" in bad.stderr
 
 
+#: The .kind forms MMA-Sim ran on an RTX Blackwell (sm_120a, mma.sync), transcribed from its kernel
+#: list (github.com/microsoft/MMA-Sim 1727461, mmasim/kernels/nv_rtxblackwell.py: "m16n8k32.f8f6f4.
+#: f32.e5m2.e5m2.f32", "m16n8k32.mxf8f6f4.block32.f32.e4m3.e4m3.f32.ue8m0", "m16n8k64.mxf4.block32...",
+#: "m16n8k64.mxf4nvf4.block16.f32.e2m1.e2m1.f32.ue4m3", ...), as PTX spells them (block32 is 1X for
+#: mxf8f6f4, 2X for the fp4 kinds, with or without `.scale_vec`; block16 is 4X).
+MMASIM_SM120 = {f"mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.{d}.{t}.{t}.{d}" for d in ("f32", "f16")
+                for t in ("e4m3", "e5m2")} | \
+    {f"mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale{sv}.f32.{t}.{t}.f32.ue8m0"
+     for sv in ("", ".scale_vec::1X") for t in ("e4m3", "e5m2")} | \
+    {f"mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale{sv}.f32.e2m1.e2m1.f32.ue8m0"
+     for sv in ("", ".scale_vec::2X")} | \
+    {"mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0",
+     "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3"}
+MEASURED = "modelled (MMA-Sim measured this form on sm_120a; zeros: the H100 rule); not run on hardware"
+UNMEASURED = "modelled (MMA-Sim's sm_120a rule; this form not measured; zeros: the H100 rule); not run on hardware"
+
+
 def test_numerics_status_models_every_kind_variant(spec, db):
     kinds = [v for v in spec.variants if v.qualifiers.get("kind") and nm.computes_product(v)]
     assert len(kinds) == 290
     status = dict(db.execute("SELECT variant_id, status FROM numerics_status"))
-    assert {status[v.id] for v in kinds} == {numerics_status.UNMEASURED["published"]}
+    assert {v.ptx for v in kinds} >= MMASIM_SM120 and len(MMASIM_SM120) == 12
+    for v in kinds:  # what MMA-Sim measured, and the zero rule, in the status of every .kind variant
+        assert status[v.id] == (MEASURED if v.ptx in MMASIM_SM120 else UNMEASURED), v.id
     models = dict(db.execute("SELECT variant_id, model FROM numerics_status"))
     assert {models[v.id] for v in kinds if v.qualifiers.get("kind") in ("kind::mxf4", "kind::mxf4nvf4")
             and v.qualifiers.get("block_scale")} == {"fdpa_groups"}
@@ -96,9 +117,13 @@ def test_numerics_status_models_every_kind_variant(spec, db):
                                          "JOIN numerics_rules r ON r.position = s.rule JOIN variants v "
                                          "ON v.id = s.variant_id WHERE v.kind != '' AND v.m IS NOT NULL"):
         assert basis == "published" and "MMA-Sim" in source and "2511.10909" in source
-    out = _cli("query", f"numerics={numerics_status.UNMEASURED['published']}", "--format", "json")
-    held = {r["id"] for r in json.loads(out)}  # and tcgen05.mma's block-scaled and f8f6f4 kinds
-    assert {v.id for v in kinds} <= held and {v.semantics for v in spec.variants if v.id in held - {k.id for k in kinds}} == {"tmem_mma"}
+    out = _cli("query", f"numerics={MEASURED}", "--format", "json")
+    assert {r["ptx"] for r in json.loads(out)} == MMASIM_SM120
+    sm100 = numerics_status.PUBLISHED_AS.format(bs.SM100_STATUS)
+    held = {r["id"] for r in json.loads(_cli("query", f"numerics={sm100}", "--format", "json"))}
+    assert held and {v.semantics for v in spec.variants if v.id in held} == {"tmem_mma"}  # tcgen05.mma's kinds
+    assert {spec._by_id[i].qualifiers["kind"] for i in held} == {"kind::f8f6f4", "kind::mxf8f6f4", "kind::mxf4",
+                                                                  "kind::mxf4nvf4"}
     assert not [v.id for v in kinds if status[v.id] == "no model"]
 
 
@@ -144,7 +169,6 @@ def _figure_cells(root):
 
 def test_docs_draw_every_scale_map_as_the_manual_does(spec):
     import xml.etree.ElementTree as ET
-
     from ptxspec.emit import docs
     built = docs.build(spec)
     figs = {p: ET.fromstring(b) for p, b in built.items() if p.endswith(".svg") and "/scale-" in p}
@@ -162,7 +186,7 @@ def test_docs_draw_every_scale_map_as_the_manual_does(spec):
     page = built["docs/mma/scale.md"].decode()
     assert "## mma.scale.a, 4X" in page and "selector {0, 1}" in page
     group = built["docs/mma/mma.md"].decode()
-    assert "| `scale_a` | scale | `mma.scale.a` |" in group and numerics_status.UNMEASURED["published"] in group
+    assert "| `scale_a` | scale | `mma.scale.a` |" in group and MEASURED in group and UNMEASURED in group
 
 
 def test_c_header_scale_maps_are_the_manual_figures(tmp_path):
@@ -228,8 +252,9 @@ def test_docs_show_the_status_beside_each_kind_variant(spec):
     for v in kinds:
         line, _ = rows[v.ptx]
         cells = [c.strip() for c in line.strip("|").split("|")]
-        assert cells[-1] == numerics_status.UNMEASURED["published"] and "bit-exact" not in line, v.ptx
-    assert "the manual and on other people's published measurements" in (docs / "how-to-read.md").read_text()
+        assert cells[-1] == (MEASURED if v.ptx in MMASIM_SM120 else UNMEASURED) and "bit-exact" not in line, v.ptx
+    how = (docs / "how-to-read.md").read_text()
+    assert f"*{MEASURED}* (" in how and f"*{UNMEASURED}* (" in how and "MMA-Sim compared bit for bit" in how
 
 
 def _scale_vec_from_ptx(ptx: str) -> int:

@@ -11,11 +11,17 @@ executed with `Variant.execute`; its digest must equal the hardware's.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from ptxspec.semantics import numerics as nm
+from ptxspec.semantics import fdpa
+from ptxspec.semantics import fields
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "campaigns" / "numerics"))
@@ -54,8 +60,8 @@ def test_records_cover_their_variants(spec):
 
 def test_every_h100_variant_is_recorded(spec):
     """Each variant the H100 runs (Variant.hardware == "H100") that computes a product has records."""
-    from ptxspec.semantics import numerics as nm
-    from ptxspec.semantics import numerics_status
+    from ptxspec.semantics.meanings import numerics as nm
+    from ptxspec.semantics.meanings import numerics_status
     have = numerics_status.measured(spec)
     missing = sorted(v.id for v in spec.variants
                      if nm.computes_product(v) and v.hardware == "H100" and v.id not in have)
@@ -89,7 +95,7 @@ def test_every_recorded_case_replays(replayed):
 
 def test_a_changed_model_is_caught(spec):
     """The replay is sensitive: one fraction bit less in the alignment changes recorded digests."""
-    from ptxspec.semantics import numerics as nm
+    from ptxspec.semantics.meanings import numerics as nm
     vid = "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16:reg"
     k = next(k for _, doc in _docs() for k in doc["kernels"] if k["variant"] == vid and k["imm"].get("imm_scale_a") == 1)
     v = G.variant_of(spec, k["variant"])
@@ -114,7 +120,7 @@ def test_the_followup_models_are_pinned(spec, vid, other):
     """The alternatives the follow-up campaign refuted change recorded hardware digests."""
     from dataclasses import replace
 
-    from ptxspec.semantics import numerics as nm
+    from ptxspec.semantics.meanings import numerics as nm
     k = next(k for _, doc in _docs() for k in doc["kernels"] if k["variant"] == vid)
     v = G.variant_of(spec, vid)
     kinds = {"f16.f16.f16.f16": (3, 8), "f16.f32": (3,)}.get(next((t for t in ("f16.f16.f16.f16", "f16.f32")
@@ -124,3 +130,26 @@ def test_the_followup_models_are_pinned(spec, vid, other):
     worse = G.expected_words(spec, v, cases, replace(nm.params(v), **other))
     assert (good != worse).any()
 
+
+
+def test_mmasim_mains_zero_rule_is_refuted_by_the_records(spec, monkeypatch):
+    """MMA-Sim main (c785138) gives a zero element the exponent -126 and adds it to its partner's, for
+    Hopper as for Blackwell (campaigns/survey/blockscale.md section 4). Every case of a recorded kernel,
+    recomputed with that rule, no longer gives the hardware's digest of all cases; the model does."""
+    vid = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+    k = next(k for _, doc in _docs() for k in doc["kernels"] if k["variant"] == vid)
+    v = G.variant_of(spec, vid)
+    cases = [G.case_inputs(spec, k, i) for i in range(k["cases"])]
+
+    def all_cases():
+        return hashlib.sha256("".join(R.digest_words(w) for w in G.expected_words(spec, v, cases)).encode()) \
+            .hexdigest()[:24]
+    assert all_cases() == k["all_cases"]
+    step = fdpa.fdpa_step
+
+    def mmasim_main(spec_, fa, fb, fc, out_type, F, mode, keep, zero_exp, kept=None, zeros="operands"):
+        z = [fields.Fields(f.neg, f.mag, np.where((f.mag == 0) & (f.special == 0), -126, f.exp), f.special, f.mbits)
+             for f in (fa, fb)]
+        return step(spec_, z[0], z[1], fc, out_type, F, mode, keep, -126, kept, zeros="fields")
+    monkeypatch.setattr(nm, "fdpa_step", mmasim_main)
+    assert all_cases() != k["all_cases"]

@@ -24,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from ptxspec.model import ptx_text as asm
+from ptxspec.model.spec import ptx_text as asm
 from ptxspec.model.isa import Version
 from ptxspec.oracle import ptxas
 
@@ -196,11 +196,21 @@ def _key(opcode: str) -> tuple:
     return tuple(tokens[:n]), tuple(sorted(tokens[n:]))
 
 
-def _spec_opcodes(spec):
-    """{_key(opcode): [(variant, options, requirement)]} of every tcgen05 opcode."""
+#: The instructions whose `.b2` the survey looked for (erratum tcgen05-ld-b2). The other values of
+#: the `b2` option, tokens ptxas accepts and ignores on every tcgen05 instruction (erratum
+#: tcgen05-ignored-type-tokens), are not in the survey's record: tests/test_tcgen05_ignored.py has them.
+SURVEYED_B2 = ("tcgen05.ld", "tcgen05.st", "tcgen05.ld.red")
+
+
+def _spec_opcodes(spec, surveyed: bool = False):
+    """{_key(opcode): [(variant, options, requirement)]} of every tcgen05 opcode (`surveyed`: only
+    those the survey looks for)."""
     out = defaultdict(list)
     for v in _tcgen05(spec):
         for ptx, opts, req in v.opcodes():
+            token = opts.get("b2", "")
+            if surveyed and token and not (token == "b2" and v.instruction in SURVEYED_B2):
+                continue
             out[_key(ptx)].append((v, opts, req))
     return out
 
@@ -210,7 +220,7 @@ def test_spec_matches_the_survey(spec):
     target, and the other way round (ptxas-only opcodes included: the errata say why)."""
     data = json.loads(SURVEY.read_text())
     tmaps = data["target_maps"]
-    ours = _spec_opcodes(spec)
+    ours = _spec_opcodes(spec, surveyed=True)
     theirs = {_key(o["opcode"]): o for o in data["opcodes"]}
     missing = sorted(str(k) for k in theirs if k not in ours)
     extra = sorted(str(k) for k in ours if k not in theirs)

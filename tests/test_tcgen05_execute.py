@@ -11,12 +11,14 @@ what they mean. Nothing here ran on a Blackwell GPU: the executors are "not run 
 from __future__ import annotations
 
 import json
+
 from pathlib import Path
 
 import ml_dtypes
 import numpy as np
-import ptxspec
 import pytest
+
+import ptxspec
 from ptxspec.model import descriptors as D
 from ptxspec.model import smem as S
 
@@ -345,13 +347,17 @@ MANUAL_KIND_TYPES = {
 #: Kinds whose arithmetic rests on the manual and published measurements of Blackwell-class tensor
 #: cores (the block-scaled .kind forms of mma, MMA-Sim) rather than on campaigns run here on Hopper.
 PUBLISHED_KINDS = {"kind::f8f6f4", "kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"}
+#: Their status: MMA-Sim's sm_100a model (github.com/microsoft/MMA-Sim: mmasim/simulator/nv_ptx.py
+#: gives tcgen05mma the same functions as mma; its sm_100a kernels measured part of each kind), and
+#: the zero rule the executors apply on every Blackwell path.
+SM100 = "modelled (MMA-Sim's sm_100a model; measured there in part; zeros: the H100 rule); not run on hardware"
 
 
 def test_every_tcgen05_mma_variant_has_an_honest_numerics_status():
     import sqlite3
 
-    from ptxspec.core.paths import default_database
     from ptxspec.semantics import numerics_status
+    from ptxspec.core.paths import default_database
     con = sqlite3.connect(f"file:{default_database()}?mode=ro", uri=True)
     rows = {r[0]: r[1:] for r in con.execute("SELECT variant_id, status, model, parameters FROM numerics_status")}
     con.close()
@@ -364,10 +370,11 @@ def test_every_tcgen05_mma_variant_has_an_honest_numerics_status():
         if kind == "kind::ti16":  # sm_107's kind: the spec's idesc tables have no layout for it, so refused
             with pytest.raises(KeyError, match="no layout"):
                 D.decode(SPEC, kind, 0)
-            assert (status, model) == ("no model", None), v.id
+            assert model is None and status.startswith("no model: ") and "erratum tcgen05-kind-ti16-idesc" in status
+            assert "tcgen05-kind-ti16-idesc" in {e.id for e in SPEC.errata}, v.id
             continue
         assert status.endswith("not run on hardware"), v.id
-        assert status == (numerics_status.UNMEASURED["published"] if kind in PUBLISHED_KINDS else numerics_status.BORROWED), v.id
+        assert status == (SM100 if kind in PUBLISHED_KINDS else numerics_status.BORROWED), v.id
         if kind in MANUAL_KIND_TYPES:
             ab, ds = MANUAL_KIND_TYPES[kind]
             made = {label.split("->")[1] for label in json.loads(params)}
@@ -380,27 +387,27 @@ def test_every_tcgen05_mma_variant_has_an_honest_numerics_status():
 def test_a_spec_without_the_instruction_descriptor_builds(tmp_path):
     """A spec may leave tcgen05's instruction descriptor undescribed (fuzz seed 23, tree 31993:
     descriptors/tcgen05.yaml deleted; validate accepted it and the build died in StopIteration):
-    then no tcgen05.mma product can be named, and each variant says `no model`."""
+    then no tcgen05.mma product can be named, and each variant says `no model`, and why."""
     import shutil
-
-    from ptxspec.emit.artifacts import artifacts
     from ptxspec.semantics import numerics_status
+    from ptxspec.emit.artifacts import artifacts
     shutil.copytree(Path(__file__).resolve().parents[1] / "spec", tmp_path / "spec")
     (tmp_path / "spec" / "descriptors" / "tcgen05.yaml").unlink()
     spec = ptxspec.load(tmp_path / "spec")
     rows = {r[0]: r[3] for r in numerics_status.status_rows(spec)}
     mmas = [v.id for v in spec.variants if v.semantics == "tmem_mma"]
-    assert len(mmas) == 224 and {rows[i] for i in mmas} == {"no model"}
+    assert len(mmas) == 224 and {rows[i] for i in mmas} == {"no model: the spec describes no instruction descriptor for it"}
     assert "ptxspec.sqlite" in artifacts(spec)
 
 
 def test_a_measured_tcgen05_variant_keeps_its_row_and_shows_the_measurement(monkeypatch):
     """A campaign record for a descriptor-selected variant (none exists yet: no sm_100a GPU) must
     show in numerics_status as measured, not vanish or stay 'not run on hardware'."""
+    from ptxspec.semantics import numerics
     from ptxspec.semantics import numerics_status
     v = variant("tcgen05.mma", "desc", cta_group="cta_group::1", kind="kind::f16")
     record = {"cases": 3, "outputs": 300, "mismatches": 0, "date": "2026-11-26", "campaign": "made-up"}
-    monkeypatch.setattr(numerics_status, "measured", lambda spec: {v.id: record})
+    monkeypatch.setattr(numerics, "measured", lambda spec: {v.id: record})
     rows = {r[0]: r for r in numerics_status.status_rows(SPEC)}
     assert rows[v.id][3:10] == ("bit-exact", 3, 300, 0, "1.000000000", "2026-11-26", "made-up")
     assert rows[v.id][1]  # its models are still named

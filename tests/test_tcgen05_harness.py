@@ -80,7 +80,8 @@ import mmagen  # noqa: E402
 def test_mma_kernels_compile_and_link_for_sm100a(spec, tmp_path):
     nvcc = _tool("nvcc")
     jobs = mmagen.sources(spec, tmp_path)
-    assert len(jobs) == 2 * len(mmagen.CASES)
+    zeros = [i for i, c in enumerate(mmagen.CASES) if c[2]["kind"] in mmagen.ZERO_KINDS]
+    assert len(jobs) == 2 * len(mmagen.CASES) + len(zeros) and len(zeros) == 5
     arch = ["-gencode", "arch=compute_100a,code=sm_100a"]
     proc = subprocess.run([nvcc, *arch, "-O1", "-Werror", "all-warnings", "-c", str(tmp_path / "mma_kernels.cu"),
                            "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
@@ -107,8 +108,13 @@ def test_mma_checker_without_a_gpu(spec, tmp_path):
     ideal = {k: mmagen.expected(spec, i, f) for k, (i, f) in enumerate(mmagen.jobs())}
     mmagen.write_results(tmp_path / "r.bin", ideal)
     report = mmagen.check(spec, mmagen.read_results(tmp_path / "r.bin"))
-    assert len(report) == 2 * len(mmagen.CASES)
+    n = len(mmagen.jobs())
+    assert len(report) == n
     assert all(r["ran"] and r["mismatches"] == 0 for r in report.values())
+    # the zero-heavy kernels tell each of MMA-Sim's zero rules from the model (nonzero mismatches
+    # under each alternative somewhere), so one run settles which one the hardware follows
+    alts = [r["alternatives"] for r in report.values() if r["flavour"] == "zeros"]
+    assert len(alts) == 5 and all(sum(a[name] for a in alts) > 0 for name in alts[0])
     bad = dict(ideal)
     bad[3] = ideal[3].copy()
     bad[3][5, 2] ^= 1
@@ -117,7 +123,22 @@ def test_mma_checker_without_a_gpu(spec, tmp_path):
     report = mmagen.check(spec, mmagen.read_results(tmp_path / "r.bin"))
     assert report["3"]["mismatches"] == 1 and report["3"]["first"][0][:2] == [5, 2]
     assert not report["7"]["ran"]
-    assert sum(r["ran"] and r["mismatches"] == 0 for r in report.values()) == 2 * len(mmagen.CASES) - 2
+    assert sum(r["ran"] and r["mismatches"] == 0 for r in report.values()) == n - 2
+
+
+def test_mma_checker_names_the_zero_rule_a_device_follows(spec, tmp_path):
+    """A device that follows MMA-Sim main's zero rule: its zero-heavy kernels mismatch the model and
+    match zeros=mmasim-main exactly."""
+    from ptxspec.semantics import blockscale as bs
+    name = next(n for n in bs.ALTERNATIVES if n.startswith("zeros=mmasim-main "))
+    res = {}
+    for k, (i, f) in enumerate(mmagen.jobs()):
+        if f == "zeros":
+            res[k] = mmagen.expected(spec, i, f, mmagen.zero_alternatives(spec, i)[name])
+    mmagen.write_results(tmp_path / "r.bin", res)
+    report = {k: r for k, r in mmagen.check(spec, mmagen.read_results(tmp_path / "r.bin")).items() if r["ran"]}
+    assert len(report) == 5 and sum(r["mismatches"] for r in report.values()) > 0
+    assert all(r["alternatives"]["zeros=mmasim-main"] == 0 for r in report.values())
 
 
 # ----------------------------------------------------------------------------------------------

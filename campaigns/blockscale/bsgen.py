@@ -24,6 +24,15 @@ executor shows as a mismatch). Case i draws by kind KINDS[i % len(KINDS)]:
   align    C 2^10 larger than the products: the F-bit window
   cancel   C = -(A.B) in f32 (from the model): the sum cancels to its last bits
   topbit   (ue4m3 only) scale bytes with bit 7 set: compared under `ue4m3_top_bit=ignore`
+  zeroprod every product of half the rows has a zero factor (those rows of A all +-0), B and the
+           scales large, C a small normal with low bits set: where a zero product counts (the
+           zero rules of campaigns/survey/blockscale.md section 4: the model, zeros=mmasim-main/-dev/-v1)
+  zerogroup per row, every other scale block of A all +-0 under large scales, the others small
+           elements under small scales, the first group of odd rows cancelling to 0 (+x -x), C +-0
+           or small: where a zero or cancelled fp4 group, a zero scale and a zero C count
+  zeroc    elements over their range (even rows: one such product and one of the smallest
+           subnormals, negative), C +-0, ue8m0 scales putting the largest products near 2^-140 and
+           the smallest far below: where a zero C counts (-133, -126 or no term)
 
 The comparison is bit for bit per D register; the report gives, per variant and per
 alternative, the mismatching outputs by case kind, so one run says which alternative holds.
@@ -47,13 +56,14 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(ROOT / "generators"))
 import ptxspec  # noqa: E402
 from common import splitmix  # noqa: E402
-from ptxspec.semantics import blockscale as bs  # noqa: E402
-from ptxspec.semantics import sparse as sparse_mod  # noqa: E402
+from ptxspec.semantics.meanings import blockscale as bs  # noqa: E402
+from ptxspec.semantics.meanings import sparse as sparse_mod  # noqa: E402
 from ptxspec.semantics.execute import execute_kind  # noqa: E402
 from ptxspec.semantics.numerics import computes_product  # noqa: E402
 
 SEED = 2026_1123_1200
-KINDS = ("bits", "narrow", "wide", "zero", "special", "align", "cancel", "tiny", "narrow", "bits")
+KINDS = ("bits", "narrow", "wide", "zero", "special", "align", "cancel", "tiny", "narrow", "bits", "zeroprod",
+         "zerogroup", "zeroc")
 MIN_OUTPUTS = 100_000
 MAGIC_IN, MAGIC_OUT = 0x49534B42, 0x4F534B42  # "BKSI", "BKSO"
 CHUNK = 40  # kernels per .cu (compiled in parallel)
@@ -175,7 +185,8 @@ def _seed(k: dict, i: int, what: str) -> int:
 def _elements(spec, tname, shape, kind, seed):
     """Element codes (not containers) of a kind."""
     from numerics.numgen import float_codes  # the H100 campaign's generator of float codes by kind
-    k = {"zero": "zerosub", "cancel": "narrow", "topbit": "narrow", "tiny": "narrow"}.get(kind, kind)
+    k = {"zero": "zerosub", "cancel": "narrow", "topbit": "narrow", "tiny": "narrow", "zeroprod": "wide",
+         "zerogroup": "narrow", "zeroc": "wide"}.get(kind, kind)
     # numgen's exponent ranges assume 5+ exponent bits: for fp4/fp6 they wrap, so keep the element's bits
     return float_codes(spec, tname, shape, k, seed) & np.uint64((1 << spec.types[tname].bits) - 1)
 
@@ -187,12 +198,14 @@ def _scale_bytes(stype, n, kind, seed):
         pick = {"bits": z & np.uint64(0xFF), "narrow": np.uint64(124) + (z % np.uint64(7)),
                 "wide": z % np.uint64(255), "zero": z % np.uint64(12),
                 "special": np.where(r % 8 == 0, np.uint64(0xFF), np.uint64(120) + (z % np.uint64(15))),
-                "tiny": np.uint64(52) + (z % np.uint64(8))}
+                "tiny": np.uint64(52) + (z % np.uint64(8)), "zeroprod": np.uint64(200) + (z % np.uint64(55)),
+                "zerogroup": np.uint64(40) + (z % np.uint64(60)), "zeroc": np.uint64(45) + (z % np.uint64(20))}
     else:
         pick = {"bits": z & np.uint64(0x7F), "narrow": np.uint64(0x30) + (z % np.uint64(16)),
                 "wide": z % np.uint64(0x7F), "zero": np.where(r % 3 == 0, np.uint64(0), z % np.uint64(8)),
                 "special": np.where(r % 8 == 0, np.uint64(0x7F), np.uint64(0x30) + (z % np.uint64(16))),
-                "topbit": z & np.uint64(0xFF), "tiny": z % np.uint64(4)}
+                "topbit": z & np.uint64(0xFF), "tiny": z % np.uint64(4), "zeroprod": np.uint64(0x70) + (z % np.uint64(15)),
+                "zerogroup": np.where(r % 4 == 0, np.uint64(0), z % np.uint64(0x20))}
     return pick.get(kind, pick["narrow"]).astype(np.uint64)
 
 
@@ -204,6 +217,8 @@ def case_inputs(spec, k: dict, i: int) -> dict:
     regs = {}
     A = _elements(spec, v.atype, (v.m, v.k), kind, _seed(k, i, "a"))
     B = _elements(spec, v.btype, (v.k, v.n), kind, _seed(k, i, "b"))
+    if kind in ("zeroprod", "zerogroup", "zeroc"):
+        A, B = _zero_pattern(spec, v, A, B, kind)
     for name, X, t in (("a", A, v.atype), ("b", B, v.btype)):
         T = spec.types[t]
         if bs._container(v, name):  # padding bits random in every kind but "narrow"
@@ -215,14 +230,20 @@ def case_inputs(spec, k: dict, i: int) -> dict:
             regs["e"] = sparse_mod.pack_metadata(v, kept, 0).astype(np.uint32)[:, None]
             X = sparse_mod.compress(v, X, kept)
         regs[name] = v.pack(name, X)
-    c_kind = {"zero": "signedzero", "tiny": "signedzero", "align": "align", "cancel": "narrow"}.get(kind, kind)
+    c_kind = {"zero": "signedzero", "tiny": "signedzero", "zeroc": "signedzero", "align": "align",
+              "cancel": "narrow"}.get(kind, kind)
     C = _elements(spec, v.ctype, (v.m, v.n), c_kind, _seed(k, i, "c"))
+    if kind in ("zeroprod", "zerogroup"):
+        C = _small_c(spec, v, kind, _seed(k, i, "c"))
     if kind == "align":
         C = np.where(C & np.uint64(0x7F800000) == 0, C, C + np.uint64(10 << 23))  # 2^10 larger (f32)
     regs["c"] = v.pack("c", C)
     if v.qualifiers.get("block_scale"):
         for name in ("scale_a", "scale_b"):
             b = _scale_bytes(v.qualifiers["stype"], 4 * v.threads, kind, _seed(k, i, name)).reshape(v.threads, 4)
+            if kind == "zerogroup":  # even bytes (K-blocks 0, 2 at byte-id 0) large: A's zero blocks there
+                big = np.uint64(230) if v.qualifiers["stype"] == "ue8m0" else np.uint64(0x70)
+                b[:, 0::2] = big + (b[:, 0::2] % np.uint64(14))
             regs[name] = (b << (np.arange(4, dtype=np.uint64) * np.uint64(8))).sum(axis=1).astype(np.uint32)[:, None]
     if kind == "cancel":  # C = -(A.B) from the model with C = 0
         z = dict(regs, c=v.pack("c", np.zeros((v.m, v.n), np.uint64)))
@@ -230,6 +251,45 @@ def case_inputs(spec, k: dict, i: int) -> dict:
         sign = np.uint64(1 << (spec.types[v.dtype].bits - 1))
         regs["c"] = v.pack("c", d ^ sign)
     return {n: np.asarray(r, np.uint32) for n, r in regs.items()}, kind
+
+
+def _zero_pattern(spec, v, A, B, kind):
+    """A and B with the zero-heavy pattern of `kind` (element codes, before containers and
+    sparsity): zeroprod: even rows of A all +-0; zerogroup: in every row of A the even scale blocks
+    all +-0, and in the odd rows the first group of each odd block cancelling (equal A elements in
+    pairs, B's second of each pair negated)."""
+    sa, sb = (np.uint64(1 << (spec.types[t].bits - 1)) for t in (v.atype, v.btype))
+    rows = np.arange(v.m)[:, None]
+    if kind == "zeroprod":
+        return np.where(rows % 2 == 0, A & sa, A), B
+    if kind == "zeroc":  # even rows: one product over the range and one of the two smallest
+        k = np.arange(v.k)[None, :]  # subnormals, negative, about 2^-20 .. 2^-40 of the first
+        A = np.where(rows % 2 == 0, np.where(k == 0, A, np.where(k == 1, sa | np.uint64(1), A & sa)), A)
+        B = B.copy()
+        B[1, :] = np.uint64(1)
+        return A, B
+    block = bs.block_size(v) if v.qualifiers.get("block_scale") else v.k // 2
+    k = np.arange(v.k)
+    blocks = k // block
+    A = np.where(blocks[None, :] % 2 == 0, A & sa, A)
+    second = np.flatnonzero((blocks % 2 == 1) & (k % block < min(16, block)) & (k % 2 == 1))
+    A[:, second] = np.where(rows % 2 == 1, A[:, second - 1], A[:, second])
+    B = B.copy()
+    B[second, :] = B[second - 1, :] ^ sb
+    return A, B
+
+
+def _small_c(spec, v, kind, seed):
+    """C codes (f32 or f16) of the zero-heavy kinds: small normals with random low bits and sign, +-0
+    in a quarter (zerogroup: half) of them."""
+    z = splitmix(seed, v.m * v.n).reshape(v.m, v.n)
+    t = spec.types[v.ctype]
+    e, m = t.format["exponent"], t.format["mantissa"]
+    sign = ((z >> np.uint64(20)) & np.uint64(1)) << np.uint64(e + m)
+    ex = np.uint64(1) + (z >> np.uint64(40)) % np.uint64(6)  # the smallest normal binades
+    code = (ex << np.uint64(m)) | (z & np.uint64((1 << m) - 1)) | sign
+    share = np.uint64(2 if kind == "zerogroup" else 4)
+    return np.where((z >> np.uint64(50)) % share == 0, sign, code)
 
 
 def operand_order(v):

@@ -29,6 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ptxspec.semantics import blockscale as bs
+from ptxspec.semantics import tmem_mma
+
 HERE = Path(__file__).resolve().parent
 COLS = 96  # TMEM columns a case uses: D from 0, A (from TMEM) from 64, scale_a from 80, scale_b from 88,
 # the sparsity metadata from 92
@@ -69,6 +72,12 @@ def ctas(i: int) -> int:
     """CTAs of case i's kernel: 2 for .cta_group::2 (a cluster pair), else 1."""
     return 2 if CASES[i][2].get("cta_group") == "cta_group::2" else 1
 FLAVOURS = ("ints", "random")
+#: Kinds whose cases also run zero-heavy data ("zeros"): where the zero rules of
+#: campaigns/survey/blockscale.md section 4 (the model, zeros=mmasim-main/-dev/-v1) part. Rows 4q of A all
+#: +-0 (only zero products), rows 4q + 1 with every other scale block +-0 (zero groups), rows 4q + 2
+#: with the first group's products cancelling in pairs; scales large on those rows and even columns of
+#: B, small (products near 2^-140) elsewhere; D (the accumulator) a small normal, or +-0 on half the rows.
+ZERO_KINDS = ("kind::f8f6f4", "kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4")
 
 
 def variant(spec, instruction, form, q):
@@ -109,12 +118,12 @@ def _codes(spec, tname, shape, flavour, rng, width):
 def build_case(spec, i, flavour):
     """(variant, operands for Variant.execute, TMEM image (128, 512) or, for a CTA pair, (2, 128, 512),
     shared-memory image bytes: one SMEM block per CTA)."""
-    from ptxspec.model import descriptors as D
-    from ptxspec.model import tmem
-    from ptxspec.semantics import tmem_mma
+    from ptxspec.model.spec import descriptors as D
+    from ptxspec.model.spec import tmem
+    from ptxspec.semantics.meanings import tmem_mma
     inst, form, q, fields = CASES[i]
     v = variant(spec, inst, form, q)
-    rng = np.random.default_rng(1000 + 2 * i + FLAVOURS.index(flavour))
+    rng = np.random.default_rng(1000 + 2 * i + FLAVOURS.index(flavour) if flavour in FLAVOURS else 5000 + i)
     idesc = D.encode(spec, q["kind"], **fields)
     p = tmem_mma.product(v, idesc)
     lay = tmem.datapath(spec, p.m, q.get("cta_group", "cta_group::1"), p.sparse, p.ws)
@@ -134,15 +143,17 @@ def build_case(spec, i, flavour):
 def _cta_images(spec, v, p, lay, form, fields, flavour, rng, ops):
     """One CTA's TMEM image and shared memory: its rows of A, its N / CTAs columns of B, its D,
     scale factors and metadata; the operand addresses (the same in every CTA) go into ops."""
-    from ptxspec.model import smem as S
-    from ptxspec.model import tmem
-    from ptxspec.semantics import tmem_mma
+    from ptxspec.model.spec import smem as S
+    from ptxspec.model.spec import tmem
+    from ptxspec.semantics.meanings import tmem_mma
     width = tmem_mma._container_bits(v, p.kind)
     abits, bbits = max(width, spec.types[p.atype].bits), max(width, spec.types[p.btype].bits)
     img = np.zeros((128, 512), np.uint32)
     buf = bytearray(SMEM)
     a = _codes(spec, p.atype, (lay.rows, p.k // 2 if p.sparse else p.k), flavour, rng, abits)
     b = _codes(spec, p.btype, (p.k, p.n // p.cta), flavour, rng, bbits)
+    if flavour == "zeros":
+        a, b = _zero_rows(spec, v, p, a, b, abits, bbits)
 
     def place(matrix, mat, bits, start):
         rows = mat.shape[0] if matrix == "a" else mat.shape[1]
@@ -167,12 +178,22 @@ def _cta_images(spec, v, p, lay, form, fields, flavour, rng, ops):
     lane, col = tmem.d_cells(lay, p.n)
     dbits = spec.types[p.dtype].bits
     img[lane, col] = _codes(spec, p.dtype, lane.shape, flavour, rng, dbits).astype(np.uint32)
+    if flavour == "zeros":  # D: small normals with random low bits, +-0 on the rows 8q + 4 .. 8q + 7
+        t = spec.types[p.dtype]
+        e, m = t.format["exponent"], t.format["mantissa"]
+        small = ((rng.integers(1, 7, lane.shape) << m) | rng.integers(0, 1 << m, lane.shape)
+                 | (rng.integers(0, 2, lane.shape) << (e + m)))
+        img[lane, col] = np.where(lane % 8 < 4, small, rng.integers(0, 2, lane.shape) << (e + m)).astype(np.uint32)
     if p.scaled:
         sf = tmem_mma.scale_factors(v, p)
         for matrix, extent, col0 in (("scale_a", lay.rows, SA), ("scale_b", p.n, SB)):
             place_sf = tmem.scale_layout(spec, matrix, lay.id)
             sl, sc, sb = tmem.scale_cells(place_sf, extent, sf, 0, p.n)
             vals = rng.integers(124, 131, size=(extent, sf)).astype(np.uint32)  # ue8m0 2^-3 .. 2^3
+            if flavour == "zeros":  # large (2^103 .. 2^127) or small (2^-82 .. 2^-63) ue8m0 scales
+                big = (np.arange(extent)[:, None] % 4 < 2) if matrix == "scale_a" else (np.arange(extent)[:, None] % 2 == 0)
+                big = big & (np.arange(sf)[None, :] % 2 == 0) | (np.arange(extent)[:, None] % 4 == 0)
+                vals = np.where(big, rng.integers(230, 255, (extent, sf)), rng.integers(45, 65, (extent, sf))).astype(np.uint32)
             for ln in sl:
                 np.bitwise_or.at(img, (ln, sc + col0), vals << (8 * sb).astype(np.uint32))
             ops[matrix] = col0
@@ -184,6 +205,27 @@ def _cta_images(spec, v, p, lay, form, fields, flavour, rng, ops):
         np.bitwise_or.at(img, (lane, col + META), pick << bit.astype(np.uint32))
         ops["sp_meta"] = META
     return img, buf
+
+
+def _sign_bit(spec, tname: str, width: int) -> np.uint64:
+    """The sign bit of an element of `tname` in its `width`-bit slot (container or not)."""
+    t = spec.types[tname]
+    return np.uint64(1 << (t.bits - 1 + (t.container_shift if width > t.bits else 0)))
+
+
+def _zero_rows(spec, v, p, a, b, abits, bbits):
+    """The zero-heavy A and B of the "zeros" flavour (raw codes in their slots), see ZERO_KINDS."""
+    sa, sb = _sign_bit(spec, p.atype, abits), _sign_bit(spec, p.btype, bbits)
+    rows, K = np.arange(a.shape[0])[:, None], a.shape[1]
+    block = K // (tmem_mma.scale_factors(v, p) if p.scaled else 2)
+    k = np.arange(K)
+    a = np.where(rows % 4 == 0, a & sa, a)  # only zero products
+    a = np.where((rows % 4 == 1) & (k // block % 2 == 0), a & sa, a)  # zero blocks (groups)
+    second = np.flatnonzero((k < 16) & (k % 2 == 1))  # the first group: pairs (x, x) against (y, -y)
+    a[:, second] = np.where(rows % 4 == 2, a[:, second - 1], a[:, second])
+    b = b.copy()
+    b[second, :] = b[second - 1, :] ^ sb
+    return a, b
 
 
 # ----------------------------------------------------------------------------------------------
@@ -340,7 +382,8 @@ def kernel(spec, k: int, i: int, flavour: str) -> str:
 
 
 def jobs() -> list[tuple[int, str]]:
-    return [(i, f) for i in range(len(CASES)) for f in FLAVOURS]
+    return [(i, f) for i in range(len(CASES)) for f in FLAVOURS] + \
+        [(i, "zeros") for i in range(len(CASES)) if CASES[i][2]["kind"] in ZERO_KINDS]
 
 
 def sources(spec, build: Path) -> list[tuple[int, str]]:
@@ -365,13 +408,24 @@ def sources(spec, build: Path) -> list[tuple[int, str]]:
     return js
 
 
-def expected(spec, i: int, flavour: str) -> np.ndarray:
+def expected(spec, i: int, flavour: str, kind_params=None) -> np.ndarray:
     """The COLS columns the executor says the kernel reads back: (128, COLS) uint32, (2, 128, COLS)
-    for a CTA pair."""
+    for a CTA pair; `kind_params` (ptxspec.blockscale.KindParams): under that arithmetic instead."""
     v, ops, img, buf = build_case(spec, i, flavour)
     smem = np.frombuffer(buf, np.uint8).reshape(ctas(i), SMEM)
-    out = v.execute(tmem=img, smem=smem if ctas(i) == 2 else smem[0], smem_origin=0, **ops)
+    extra = {} if kind_params is None else {"kind_params": kind_params}
+    out = v.execute(tmem=img, smem=smem if ctas(i) == 2 else smem[0], smem_origin=0, **ops, **extra)
     return out[..., :COLS]
+
+
+def zero_alternatives(spec, i: int) -> dict:
+    """{name: KindParams} of the zero rules MMA-Sim published (ptxspec.blockscale.ALTERNATIVES), for
+    case i's product (its kind's model with each)."""
+    v, ops, _, _ = build_case(spec, i, "zeros")
+    base = tmem_mma.arithmetic(spec, tmem_mma.product(v, int(ops["idesc"])))
+    if not isinstance(base, bs.KindParams):
+        raise ValueError(f"case {i}: {v.id} takes no block-scaling arithmetic")
+    return {n: bs.with_alternative(base, n) for n in bs.ALTERNATIVES if n.startswith("zeros=")}
 
 
 def read_results(path: Path) -> dict[int, tuple[int, np.ndarray]]:
@@ -409,6 +463,9 @@ def check(spec, results: dict) -> dict:
         bad = np.argwhere(got[1] != want)
         report[str(k)] = {"case": i, "flavour": flavour, "ran": True, "mismatches": int(len(bad)),
                           "first": [[int(x) for x in b] + [int(got[1][tuple(b)]), int(want[tuple(b)])] for b in bad[:8]]}
+        if flavour == "zeros":  # which zero rule the cells follow: mismatches under each alternative
+            report[str(k)]["alternatives"] = {n.split(" ")[0]: int((got[1] != expected(spec, i, flavour, q)).sum())
+                                              for n, q in zero_alternatives(spec, i).items()}
     return report
 
 

@@ -12,14 +12,14 @@
 /* r (out): 128 x .s32: 32x128 s32 matrix TILE, 128 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_006ec74322(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(int32_t (&r)[128], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, [%129];\n" : PTXSPEC_R128("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* r (out): 16 x .s32: 32x16 s32 matrix TILE, 16 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_01c92a5c43(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(int32_t (&r)[16], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, [%17];\n" : PTXSPEC_R16("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
@@ -30,7 +30,8 @@
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    enable_input_d: predicate (false: D = A*B, C is not added)
    zero_column_mask: 64-bit zero-column mask descriptor (optional: an overload leaves it out)
-   option collector_b: .collector::b0::fill, .collector::b0::use, .collector::b0::lastuse, .collector::b0::discard, .collector::b1::fill, .collector::b1::use, .collector::b1::lastuse, .collector::b1::discard, .collector::b2::fill, .collector::b2::use, .collector::b2::lastuse, .collector::b2::discard, .collector::b3::fill, .collector::b3::use, .collector::b3::lastuse, .collector::b3::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b0::fill, .collector::b0::use, .collector::b0::lastuse, .collector::b0::discard, .collector::b1::fill, .collector::b1::use, .collector::b1::lastuse, .collector::b1::discard, .collector::b2::fill, .collector::b2::use, .collector::b2::lastuse, .collector::b2::discard, .collector::b3::fill, .collector::b3::use, .collector::b3::lastuse, .collector::b3::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_02bda98e2c(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, bool enable_input_d, uint64_t zero_column_mask) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %5, 0;\n" OP " [%0], [%1], %2, [%3], %4, p_enable_input_d, %6;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(sp_meta), "r"(idesc), "r"(static_cast<int>(enable_input_d)), "l"(zero_column_mask) : "memory");)
@@ -38,14 +39,14 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_0605faa51e(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(float (&r)[32], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, [%33], %34;\n" : PTXSPEC_R32("=f", r, 0), "=r"(redval) : "r"(taddr), "n"(Split) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_075918c8cc(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[64]) PTXSPEC_DEFINE_IF(REQ)( \
@@ -58,7 +59,8 @@
    disable_output_lane: 4 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15; default 0)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_08c92ff1db(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
@@ -70,7 +72,8 @@
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %4, 0;\n" OP " [%0], %1, %2, %3, p_enable_input_d, %5;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
 /* index (out): 1 x .b32: b2 matrix KEPT_INDEX (no fragment map)
    r (out): 8 x .f32: f32 matrix KEPT (no fragment map)
-   taddr: [taddr], tensor-memory address (lane << 16 | column) */
+   taddr: [taddr], tensor-memory address (lane << 16 | column)
+   option b2: .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_0dfc57fa52(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&index)[1], float (&r)[8], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0}, {%1, %2, %3, %4, %5, %6, %7, %8}, [%9];\n" : "=r"(index[0]), PTXSPEC_R8("=f", r, 0) : "r"(taddr) : "memory");)
@@ -78,19 +81,19 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_1155819036(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(int32_t (&r)[4], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3}, %4, [%5], %6;\n" : PTXSPEC_R4("=r", r, 0), "=r"(redval) : "r"(taddr), "n"(Split) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_12f33679be(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[16], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, [%16];\n" : PTXSPEC_R16("=r", r, 0) : "r"(taddr) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_13e2ee8ac6(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[16]) PTXSPEC_DEFINE_IF(REQ)( \
@@ -99,18 +102,18 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_1522f95a83(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[128], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, [%129], %130;\n" : PTXSPEC_R128("=r", r, 0), "=r"(redval) : "r"(taddr), "n"(Split) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_15ab88b6d5(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[64]) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], {%1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64};\n" :  : "r"(taddr), PTXSPEC_R64("r", r, 0) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_17293a29c9(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[1], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0}, [%1];\n" : "=r"(r[0]) : "r"(taddr) : "memory");)
@@ -118,18 +121,18 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_175c5c3ee6(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(float (&r)[4], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3}, %4, [%5], %6;\n" : PTXSPEC_R4("=f", r, 0), "=r"(redval) : "r"(taddr), "n"(Split) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_1eec4bac9b(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[8], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7}, [%8];\n" : PTXSPEC_R8("=r", r, 0) : "r"(taddr) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_22dcbf812c(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[128], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, [%128];\n" : PTXSPEC_R128("=r", r, 0) : "r"(taddr) : "memory");)
@@ -139,7 +142,8 @@
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    disable_output_lane: 4 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
-   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_24fc83689e(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %8, 0;\n" OP " [%0], %1, %2, %3, {%4, %5, %6, %7}, p_enable_input_d;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(idesc), PTXSPEC_R4("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)) : "memory");)
@@ -147,7 +151,7 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_28da5ddf22(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(int32_t (&r)[32], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -159,11 +163,13 @@
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    disable_output_lane: 4 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
-   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_2bb1f4a4ad(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %9, 0;\n" OP " [%0], %1, %2, [%3], %4, {%5, %6, %7, %8}, p_enable_input_d;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(sp_meta), "r"(idesc), PTXSPEC_R4("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)) : "memory");)
-/* cta_mask: 32-bit mask of destination CTAs in the cluster */
+/* cta_mask: 32-bit mask of destination CTAs in the cluster
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_2edeb6a757(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(void* mbar, uint32_t cta_mask) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], %1;\n" :  : "l"(mbar), "r"(cta_mask) : "memory");)
@@ -176,7 +182,8 @@
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15; default 0)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_301d8e2520(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
@@ -185,24 +192,26 @@
 /* index (out): 4 x .b32: b2 matrix KEPT_INDEX (no fragment map)
    r (out): 64 x .f32: f32 matrix KEPT (no fragment map)
    redval (out): the reduction over each thread's loaded values
-   taddr: [taddr], tensor-memory address (lane << 16 | column) */
+   taddr: [taddr], tensor-memory address (lane << 16 | column)
+   option b2: .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_30dac33601(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&index)[4], float (&r)[64], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67}, %68, [%69];\n" : PTXSPEC_R4("=r", index, 0), PTXSPEC_R64("=f", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_31ac0e5095(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[8]) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], %1, {%2, %3, %4, %5, %6, %7, %8, %9};\n" :  : "r"(taddr), "n"(Split), PTXSPEC_R8("r", r, 0) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   s_desc: 64-bit shared-memory matrix descriptor (ptxspec::smem_tcgen05::MatrixDescriptor) */
+   s_desc: 64-bit shared-memory matrix descriptor (ptxspec::smem_tcgen05::MatrixDescriptor)
+   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_31b899b37a(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t taddr, uint64_t s_desc) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], %1;\n" :  : "r"(taddr), "l"(s_desc) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_31ee8014a9(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[16]) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], {%1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16};\n" :  : "r"(taddr), PTXSPEC_R16("r", r, 0) : "memory");)
@@ -213,11 +222,13 @@
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    disable_output_lane: 8 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
-   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_34bbaefa57(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %13, 0;\n" OP " [%0], %1, %2, [%3], %4, {%5, %6, %7, %8, %9, %10, %11, %12}, p_enable_input_d;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(sp_meta), "r"(idesc), PTXSPEC_R8("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)) : "memory");)
-/* dst: [dst], generic pointer */
+/* dst: [dst], generic pointer
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_3608a94885(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(void* dst, uint32_t ncols) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], %1;\n" :  : "l"(dst), "r"(ncols) : "memory");)
@@ -225,7 +236,7 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_371b82da6b(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[4], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -237,24 +248,25 @@
 /* r (out): 16 x .f32: 32x16 f32 matrix TILE, 16 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_3b1d1d1970(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(float (&r)[16], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, [%17];\n" : PTXSPEC_R16("=f", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* r (out): 8 x .u32: 32x8 u32 matrix TILE, 8 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_3be67b0af4(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[8], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7}, %8, [%9];\n" : PTXSPEC_R8("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
-/* dst: [dst], 32-bit shared-window address */
+/* dst: [dst], 32-bit shared-window address
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_3d87f7d714(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t dst, uint32_t ncols) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], %1;\n" :  : "r"(dst), "r"(ncols) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_419a03a4da(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[8], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -266,7 +278,8 @@
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (any value; default 0)
-   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_437b9f4873(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
@@ -280,14 +293,16 @@
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15; default 0)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_43dd84c590(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     static_assert(ScaleInputD == 0 || ScaleInputD == 1 || ScaleInputD == 2 || ScaleInputD == 3 || ScaleInputD == 4 || ScaleInputD == 5 || ScaleInputD == 6 || ScaleInputD == 7 || ScaleInputD == 8 || ScaleInputD == 9 || ScaleInputD == 10 || ScaleInputD == 11 || ScaleInputD == 12 || ScaleInputD == 13 || ScaleInputD == 14 || ScaleInputD == 15, "scale_input_d must be one of 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15"); \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %13, 0;\n" OP " [%0], %1, %2, [%3], %4, {%5, %6, %7, %8, %9, %10, %11, %12}, p_enable_input_d, %14;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(sp_meta), "r"(idesc), PTXSPEC_R8("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
 /* taddr: tensor-memory address (lane << 16 | column) returned by the allocation
-   ncols: number of tensor-memory columns (32, 64, 128, 256, 512) */
+   ncols: number of tensor-memory columns (32, 64, 128, 256, 512)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_4461e8f268(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t taddr, uint32_t ncols) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " %0, %1;\n" :  : "r"(taddr), "r"(ncols) : "memory");)
@@ -299,7 +314,8 @@
    disable_output_lane: 8 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15; default 0)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_456775e63b(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
@@ -311,14 +327,16 @@
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    disable_output_lane: 8 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
-   scale_input_d: template parameter ScaleInputD (any value; default 0) */
+   scale_input_d: template parameter ScaleInputD (any value; default 0)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_458f80a866(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %12, 0;\n" OP " [%0], [%1], %2, %3, {%4, %5, %6, %7, %8, %9, %10, %11}, p_enable_input_d, %13;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(idesc), PTXSPEC_R8("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
 /* index (out): 1 x .b32: b2 matrix KEPT_INDEX (no fragment map)
    r (out): 4 x .f32: f32 matrix KEPT (no fragment map)
-   taddr: [taddr], tensor-memory address (lane << 16 | column) */
+   taddr: [taddr], tensor-memory address (lane << 16 | column)
+   option b2: .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_4790e40a51(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&index)[1], float (&r)[4], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0}, {%1, %2, %3, %4}, [%5];\n" : "=r"(index[0]), PTXSPEC_R4("=f", r, 0) : "r"(taddr) : "memory");)
@@ -326,18 +344,18 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_4a7405798d(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[16], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, [%17], %18;\n" : PTXSPEC_R16("=r", r, 0), "=r"(redval) : "r"(taddr), "n"(Split) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_4d9aace4fa(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[128]) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], {%1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127, %128};\n" :  : "r"(taddr), PTXSPEC_R128("r", r, 0) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_52313779ae(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[1]) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], {%1};\n" :  : "r"(taddr), "r"(r[0]) : "memory");)
@@ -348,7 +366,7 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_53c31d95d4(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(int32_t (&r)[8], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -356,18 +374,20 @@
 /* index (out): 1 x .b32: b2 matrix KEPT_INDEX (no fragment map)
    r (out): 16 x .f32: f32 matrix KEPT (no fragment map)
    redval (out): the reduction over each thread's loaded values
-   taddr: [taddr], tensor-memory address (lane << 16 | column) */
+   taddr: [taddr], tensor-memory address (lane << 16 | column)
+   option b2: .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_543d9c8f49(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&index)[1], float (&r)[16], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0}, {%1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16}, %17, [%18];\n" : "=r"(index[0]), PTXSPEC_R16("=f", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_54bb1e1d06(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[32]) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], {%1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32};\n" :  : "r"(taddr), PTXSPEC_R32("r", r, 0) : "memory");)
 /* index (out): 4 x .b32: b2 matrix KEPT_INDEX (no fragment map)
    r (out): 64 x .f32: f32 matrix KEPT (no fragment map)
-   taddr: [taddr], tensor-memory address (lane << 16 | column) */
+   taddr: [taddr], tensor-memory address (lane << 16 | column)
+   option b2: .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_54c641245b(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&index)[4], float (&r)[64], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67}, [%68];\n" : PTXSPEC_R4("=r", index, 0), PTXSPEC_R64("=f", r, 0) : "r"(taddr) : "memory");)
@@ -375,7 +395,7 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_551903502a(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(int32_t (&r)[128], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -383,7 +403,7 @@
 /* r (out): 16 x .u32: 32x16 u32 matrix TILE, 16 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_574119fdd8(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[16], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, [%17];\n" : PTXSPEC_R16("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
@@ -393,13 +413,14 @@
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    enable_input_d: predicate (false: D = A*B, C is not added)
    zero_column_mask: 64-bit zero-column mask descriptor (optional: an overload leaves it out)
-   option collector_b: .collector::b0::fill, .collector::b0::use, .collector::b0::lastuse, .collector::b0::discard, .collector::b1::fill, .collector::b1::use, .collector::b1::lastuse, .collector::b1::discard, .collector::b2::fill, .collector::b2::use, .collector::b2::lastuse, .collector::b2::discard, .collector::b3::fill, .collector::b3::use, .collector::b3::lastuse, .collector::b3::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b0::fill, .collector::b0::use, .collector::b0::lastuse, .collector::b0::discard, .collector::b1::fill, .collector::b1::use, .collector::b1::lastuse, .collector::b1::discard, .collector::b2::fill, .collector::b2::use, .collector::b2::lastuse, .collector::b2::discard, .collector::b3::fill, .collector::b3::use, .collector::b3::lastuse, .collector::b3::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_584faa5025(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t idesc, bool enable_input_d, uint64_t zero_column_mask) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %4, 0;\n" OP " [%0], [%1], %2, %3, p_enable_input_d, %5;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(idesc), "r"(static_cast<int>(enable_input_d)), "l"(zero_column_mask) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_58c50f3515(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[32], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -408,7 +429,7 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_594adaf362(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(float (&r)[64], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -417,7 +438,7 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_5c22c7d971(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(int32_t (&r)[16], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -425,13 +446,13 @@
 /* r (out): 64 x .f32: 32x64 f32 matrix TILE, 64 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_5f1c5b2ebd(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(float (&r)[64], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, [%65];\n" : PTXSPEC_R64("=f", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_605d192763(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[2], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -439,13 +460,14 @@
 /* index (out): 2 x .b32: b2 matrix KEPT_INDEX (no fragment map)
    r (out): 32 x .f32: f32 matrix KEPT (no fragment map)
    redval (out): the reduction over each thread's loaded values
-   taddr: [taddr], tensor-memory address (lane << 16 | column) */
+   taddr: [taddr], tensor-memory address (lane << 16 | column)
+   option b2: .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_627322b619(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&index)[2], float (&r)[32], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1}, {%2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33}, %34, [%35];\n" : PTXSPEC_R2("=r", index, 0), PTXSPEC_R32("=f", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_62d3742fcd(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[1]) PTXSPEC_DEFINE_IF(REQ)( \
@@ -458,19 +480,21 @@
    disable_output_lane: 4 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_641b311bc1(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t lut, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %9, 0;\n" OP " [%0], [%1], %2, [%3], %4, {%5, %6, %7, %8}, p_enable_input_d;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(lut), "r"(idesc), PTXSPEC_R4("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_64278d62c1(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[2]) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], {%1, %2};\n" :  : "r"(taddr), PTXSPEC_R2("r", r, 0) : "memory");)
 /* index (out): 1 x .b32: b2 matrix KEPT_INDEX (no fragment map)
    r (out): 2 x .f32: f32 matrix KEPT (no fragment map)
    redval (out): the reduction over each thread's loaded values
-   taddr: [taddr], tensor-memory address (lane << 16 | column) */
+   taddr: [taddr], tensor-memory address (lane << 16 | column)
+   option b2: .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_645b8e29e2(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&index)[1], float (&r)[2], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0}, {%1, %2}, %3, [%4];\n" : "=r"(index[0]), PTXSPEC_R2("=f", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
@@ -479,7 +503,8 @@
    b_desc: 64-bit shared-memory matrix descriptor of B (ptxspec::smem_tcgen05::MatrixDescriptor)
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    disable_output_lane: 8 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
-   enable_input_d: predicate (false: D = A*B, C is not added) */
+   enable_input_d: predicate (false: D = A*B, C is not added)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_653976db0d(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %12, 0;\n" OP " [%0], [%1], %2, %3, {%4, %5, %6, %7, %8, %9, %10, %11}, p_enable_input_d;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(idesc), PTXSPEC_R8("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)) : "memory");)
@@ -491,7 +516,8 @@
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15; default 0)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_66e6d8cee1(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
@@ -500,7 +526,7 @@
 /* r (out): 2 x .f32: 32x2 f32 matrix TILE, 2 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_68af83771a(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(float (&r)[2], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1}, %2, [%3];\n" : PTXSPEC_R2("=f", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
@@ -508,14 +534,14 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_6b58146206(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(float (&r)[8], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7}, %8, [%9], %10;\n" : PTXSPEC_R8("=f", r, 0), "=r"(redval) : "r"(taddr), "n"(Split) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_6e37fb0e58(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[64], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -524,7 +550,7 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_6f91cac574(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(int32_t (&r)[64], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -536,24 +562,26 @@
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %5, 0;\n" OP " [%0], %1, %2, [%3], %4, p_enable_input_d, %6;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(sp_meta), "r"(idesc), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
 /* index (out): 1 x .b32: b2 matrix KEPT_INDEX (no fragment map)
    r (out): 16 x .f32: f32 matrix KEPT (no fragment map)
-   taddr: [taddr], tensor-memory address (lane << 16 | column) */
+   taddr: [taddr], tensor-memory address (lane << 16 | column)
+   option b2: .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_736efb5eea(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&index)[1], float (&r)[16], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0}, {%1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16}, [%17];\n" : "=r"(index[0]), PTXSPEC_R16("=f", r, 0) : "r"(taddr) : "memory");)
 /* r (out): 32 x .f32: 32x32 f32 matrix TILE, 32 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_757da2bcd1(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(float (&r)[32], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, [%33];\n" : PTXSPEC_R32("=f", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
-/* cta_mask: 16-bit mask of destination CTAs in the cluster */
+/* cta_mask: 16-bit mask of destination CTAs in the cluster
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_76361dc757(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(void* mbar, uint16_t cta_mask) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], %1;\n" :  : "l"(mbar), "h"(cta_mask) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_7900bedc2c(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[16], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -562,14 +590,15 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_7b88bc2be4(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[32], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, [%33], %34;\n" : PTXSPEC_R32("=r", r, 0), "=r"(redval) : "r"(taddr), "n"(Split) : "memory");)
 /* index (out): 1 x .b32: b2 matrix KEPT_INDEX (no fragment map)
    r (out): 2 x .f32: f32 matrix KEPT (no fragment map)
-   taddr: [taddr], tensor-memory address (lane << 16 | column) */
+   taddr: [taddr], tensor-memory address (lane << 16 | column)
+   option b2: .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_7dfd85f3b8(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&index)[1], float (&r)[2], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0}, {%1, %2}, [%3];\n" : "=r"(index[0]), PTXSPEC_R2("=f", r, 0) : "r"(taddr) : "memory");)
@@ -577,7 +606,7 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_8096d3da7d(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(float (&r)[16], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -585,20 +614,22 @@
 /* index (out): 1 x .b32: b2 matrix KEPT_INDEX (no fragment map)
    r (out): 8 x .f32: f32 matrix KEPT (no fragment map)
    redval (out): the reduction over each thread's loaded values
-   taddr: [taddr], tensor-memory address (lane << 16 | column) */
+   taddr: [taddr], tensor-memory address (lane << 16 | column)
+   option b2: .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_818718b998(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&index)[1], float (&r)[8], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0}, {%1, %2, %3, %4, %5, %6, %7, %8}, %9, [%10];\n" : "=r"(index[0]), PTXSPEC_R8("=f", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* index (out): 1 x .b32: b2 matrix KEPT_INDEX (no fragment map)
    r (out): 4 x .f32: f32 matrix KEPT (no fragment map)
    redval (out): the reduction over each thread's loaded values
-   taddr: [taddr], tensor-memory address (lane << 16 | column) */
+   taddr: [taddr], tensor-memory address (lane << 16 | column)
+   option b2: .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_821ae7b0c6(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&index)[1], float (&r)[4], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0}, {%1, %2, %3, %4}, %5, [%6];\n" : "=r"(index[0]), PTXSPEC_R4("=f", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_87b48c6830(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[128], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -611,7 +642,8 @@
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15; default 0)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_89101636af(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
@@ -624,28 +656,29 @@
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    enable_input_d: predicate (false: D = A*B, C is not added)
    zero_column_mask: 64-bit zero-column mask descriptor (optional: an overload leaves it out)
-   option collector_b: .collector::b0::fill, .collector::b0::use, .collector::b0::lastuse, .collector::b0::discard, .collector::b1::fill, .collector::b1::use, .collector::b1::lastuse, .collector::b1::discard, .collector::b2::fill, .collector::b2::use, .collector::b2::lastuse, .collector::b2::discard, .collector::b3::fill, .collector::b3::use, .collector::b3::lastuse, .collector::b3::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b0::fill, .collector::b0::use, .collector::b0::lastuse, .collector::b0::discard, .collector::b1::fill, .collector::b1::use, .collector::b1::lastuse, .collector::b1::discard, .collector::b2::fill, .collector::b2::use, .collector::b2::lastuse, .collector::b2::discard, .collector::b3::fill, .collector::b3::use, .collector::b3::lastuse, .collector::b3::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_897f3ebb7f(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, bool enable_input_d, uint64_t zero_column_mask) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %5, 0;\n" OP " [%0], %1, %2, [%3], %4, p_enable_input_d, %6;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(sp_meta), "r"(idesc), "r"(static_cast<int>(enable_input_d)), "l"(zero_column_mask) : "memory");)
 /* r (out): 8 x .f32: 32x8 f32 matrix TILE, 8 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_8bd94dd9f3(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(float (&r)[8], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7}, %8, [%9];\n" : PTXSPEC_R8("=f", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* r (out): 2 x .s32: 32x2 s32 matrix TILE, 2 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_8cbf9aaf53(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(int32_t (&r)[2], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1}, %2, [%3];\n" : PTXSPEC_R2("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* r (out): 128 x .u32: 32x128 u32 matrix TILE, 128 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_8d8061ad4d(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[128], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, [%129];\n" : PTXSPEC_R128("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
@@ -661,7 +694,8 @@
    scale_b: [scale_b], tensor-memory address of SCALE_B (lane << 16 | column)
    enable_input_d: predicate (false: D = A*B, C is not added)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_8fc60bb442(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t lut, uint32_t idesc, uint32_t scale_a, uint32_t scale_b, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %7, 0;\n" OP " [%0], %1, %2, [%3], %4, [%5], [%6], p_enable_input_d;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(lut), "r"(idesc), "r"(scale_a), "r"(scale_b), "r"(static_cast<int>(enable_input_d)) : "memory");)
@@ -671,7 +705,8 @@
    sp_meta: [sp_meta], tensor-memory address of META (lane << 16 | column)
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    disable_output_lane: 4 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
-   enable_input_d: predicate (false: D = A*B, C is not added) */
+   enable_input_d: predicate (false: D = A*B, C is not added)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_90f2cf65ef(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %9, 0;\n" OP " [%0], [%1], %2, [%3], %4, {%5, %6, %7, %8}, p_enable_input_d;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(sp_meta), "r"(idesc), PTXSPEC_R4("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)) : "memory");)
@@ -683,7 +718,8 @@
    disable_output_lane: 8 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_981a40fd95(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t lut, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %13, 0;\n" OP " [%0], [%1], %2, [%3], %4, {%5, %6, %7, %8, %9, %10, %11, %12}, p_enable_input_d;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(lut), "r"(idesc), PTXSPEC_R8("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)) : "memory");)
@@ -693,7 +729,8 @@
    sp_meta: [sp_meta], tensor-memory address of META (lane << 16 | column)
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    enable_input_d: predicate (false: D = A*B, C is not added)
-   scale_input_d: template parameter ScaleInputD (any value; default 0) */
+   scale_input_d: template parameter ScaleInputD (any value; default 0)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_987125bd26(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
@@ -702,7 +739,7 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_9bb7f9ee43(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(float (&r)[128], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -714,14 +751,15 @@
    disable_output_lane: 8 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (any value; default 0)
-   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_9c1b93f617(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %12, 0;\n" OP " [%0], %1, %2, %3, {%4, %5, %6, %7, %8, %9, %10, %11}, p_enable_input_d, %13;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(idesc), PTXSPEC_R8("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_a052cdf526(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[128]) PTXSPEC_DEFINE_IF(REQ)( \
@@ -734,17 +772,19 @@
    disable_output_lane: 4 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_a165e386b8(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t lut, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %9, 0;\n" OP " [%0], %1, %2, [%3], %4, {%5, %6, %7, %8}, p_enable_input_d;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(lut), "r"(idesc), PTXSPEC_R4("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)) : "memory");)
 /* r (out): 8 x .s32: 32x8 s32 matrix TILE, 8 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_a1c4ae6de4(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(int32_t (&r)[8], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7}, %8, [%9];\n" : PTXSPEC_R8("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
+/* option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_a2f4b79ea6(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(void* mbar) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0];\n" :  : "l"(mbar) : "memory");)
@@ -755,11 +795,12 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_a4cbc3d215(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(int32_t (&r)[2], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1}, %2, [%3], %4;\n" : PTXSPEC_R2("=r", r, 0), "=r"(redval) : "r"(taddr), "n"(Split) : "memory");)
+/* option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_a5f45e0b2d(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME() PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP ";\n" :  :  : "memory");)
@@ -771,35 +812,38 @@
    scale_b: [scale_b], tensor-memory address of SCALE_B (lane << 16 | column)
    enable_input_d: predicate (false: D = A*B, C is not added)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_a63cb4071d(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, uint32_t scale_a, uint32_t scale_b, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %6, 0;\n" OP " [%0], %1, %2, %3, [%4], [%5], p_enable_input_d;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(scale_a), "r"(scale_b), "r"(static_cast<int>(enable_input_d)) : "memory");)
 /* r (out): 32 x .u32: 32x32 u32 matrix TILE, 32 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_aa8d0ecab0(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[32], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, [%33];\n" : PTXSPEC_R32("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_abd7865733(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[8]) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], {%1, %2, %3, %4, %5, %6, %7, %8};\n" :  : "r"(taddr), PTXSPEC_R8("r", r, 0) : "memory");)
-/* taddr: [taddr], tensor-memory address (lane << 16 | column) */
+/* taddr: [taddr], tensor-memory address (lane << 16 | column)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_ad0d1bd244(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0];\n" :  : "r"(taddr) : "memory");)
 /* index (out): 2 x .b32: b2 matrix KEPT_INDEX (no fragment map)
    r (out): 32 x .f32: f32 matrix KEPT (no fragment map)
-   taddr: [taddr], tensor-memory address (lane << 16 | column) */
+   taddr: [taddr], tensor-memory address (lane << 16 | column)
+   option b2: .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_ae68d76008(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&index)[2], float (&r)[32], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1}, {%2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33}, [%34];\n" : PTXSPEC_R2("=r", index, 0), PTXSPEC_R32("=f", r, 0) : "r"(taddr) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_af504b341e(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[4]) PTXSPEC_DEFINE_IF(REQ)( \
@@ -807,20 +851,20 @@
 /* r (out): 64 x .u32: 32x64 u32 matrix TILE, 64 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_b09770ccdb(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[64], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, [%65];\n" : PTXSPEC_R64("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* r (out): 4 x .u32: 32x4 u32 matrix TILE, 4 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_b252982b06(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[4], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3}, %4, [%5];\n" : PTXSPEC_R4("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_b51b8730ad(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[1], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -834,7 +878,8 @@
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    disable_output_lane: 4 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
-   scale_input_d: template parameter ScaleInputD (any value; default 0) */
+   scale_input_d: template parameter ScaleInputD (any value; default 0)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_b9620f7e7c(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
@@ -843,7 +888,7 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_b99051bd2c(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(float (&r)[2], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -851,7 +896,7 @@
 /* r (out): 128 x .f32: 32x128 f32 matrix TILE, 128 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_bdad9c4e9d(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(float (&r)[128], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, [%129];\n" : PTXSPEC_R128("=f", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
@@ -864,13 +909,14 @@
    scale_b: [scale_b], tensor-memory address of SCALE_B (lane << 16 | column)
    enable_input_d: predicate (false: D = A*B, C is not added)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_bf9645d0d5(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t lut, uint32_t idesc, uint32_t scale_a, uint32_t scale_b, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %7, 0;\n" OP " [%0], [%1], %2, [%3], %4, [%5], [%6], p_enable_input_d;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(lut), "r"(idesc), "r"(scale_a), "r"(scale_b), "r"(static_cast<int>(enable_input_d)) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_c05094ae1b(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[2]) PTXSPEC_DEFINE_IF(REQ)( \
@@ -881,14 +927,15 @@
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    enable_input_d: predicate (false: D = A*B, C is not added)
    zero_column_mask: 64-bit zero-column mask descriptor (optional: an overload leaves it out)
-   option collector_b: .collector::b0::fill, .collector::b0::use, .collector::b0::lastuse, .collector::b0::discard, .collector::b1::fill, .collector::b1::use, .collector::b1::lastuse, .collector::b1::discard, .collector::b2::fill, .collector::b2::use, .collector::b2::lastuse, .collector::b2::discard, .collector::b3::fill, .collector::b3::use, .collector::b3::lastuse, .collector::b3::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b0::fill, .collector::b0::use, .collector::b0::lastuse, .collector::b0::discard, .collector::b1::fill, .collector::b1::use, .collector::b1::lastuse, .collector::b1::discard, .collector::b2::fill, .collector::b2::use, .collector::b2::lastuse, .collector::b2::discard, .collector::b3::fill, .collector::b3::use, .collector::b3::lastuse, .collector::b3::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_c05f7d1093(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, bool enable_input_d, uint64_t zero_column_mask) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %4, 0;\n" OP " [%0], %1, %2, %3, p_enable_input_d, %5;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(static_cast<int>(enable_input_d)), "l"(zero_column_mask) : "memory");)
 /* r (out): 2 x .u32: 32x2 u32 matrix TILE, 2 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_c071113235(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[2], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1}, %2, [%3];\n" : PTXSPEC_R2("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
@@ -897,7 +944,7 @@
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %5, 0;\n" OP " [%0], [%1], %2, [%3], %4, p_enable_input_d;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(sp_meta), "r"(idesc), "r"(static_cast<int>(enable_input_d)) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_c7ab1dda42(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[32]) PTXSPEC_DEFINE_IF(REQ)( \
@@ -909,7 +956,8 @@
    disable_output_lane: 8 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15; default 0)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_c9ad96d91b(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
@@ -922,7 +970,8 @@
    disable_output_lane: 4 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15; default 0)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_c9c87f67d2(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
@@ -932,7 +981,7 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_ca7dca48e0(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[8], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -951,13 +1000,14 @@
    scale_b: [scale_b], tensor-memory address of SCALE_B (lane << 16 | column)
    enable_input_d: predicate (false: D = A*B, C is not added)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_cdaed11636(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, uint32_t scale_a, uint32_t scale_b, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %7, 0;\n" OP " [%0], %1, %2, [%3], %4, [%5], [%6], p_enable_input_d;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(sp_meta), "r"(idesc), "r"(scale_a), "r"(scale_b), "r"(static_cast<int>(enable_input_d)) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_cdbf484251(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[4], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -965,17 +1015,17 @@
 /* r (out): 4 x .f32: 32x4 f32 matrix TILE, 4 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_d2b092b69e(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(float (&r)[4], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3}, %4, [%5];\n" : PTXSPEC_R4("=f", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_d66a94c1c4(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[64], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, [%64];\n" : PTXSPEC_R64("=r", r, 0) : "r"(taddr) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_db0b9f7c68(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[4]) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], {%1, %2, %3, %4};\n" :  : "r"(taddr), PTXSPEC_R4("r", r, 0) : "memory");)
@@ -988,7 +1038,7 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_de1543029c(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[2], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -996,14 +1046,14 @@
 /* r (out): 64 x .s32: 32x64 s32 matrix TILE, 64 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_e0efd67452(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(int32_t (&r)[64], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, [%65];\n" : PTXSPEC_R64("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
 /* r (out): 32 x .s32: 32x32 s32 matrix TILE, 32 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_e1b3be8354(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(int32_t (&r)[32], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, [%33];\n" : PTXSPEC_R32("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
@@ -1014,7 +1064,7 @@
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_e6c2971bd8(NAME, OP, REQ) \
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[64], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
@@ -1022,7 +1072,7 @@
 /* r (out): 4 x .s32: 32x4 s32 matrix TILE, 4 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_e855f385b0(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(int32_t (&r)[4], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3}, %4, [%5];\n" : PTXSPEC_R4("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
@@ -1033,7 +1083,8 @@
    disable_output_lane: 4 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (any value; default 0)
-   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_eb9154cfc6(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
@@ -1049,12 +1100,13 @@
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    disable_output_lane: 8 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
-   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_ef2a91ed8b(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %12, 0;\n" OP " [%0], %1, %2, %3, {%4, %5, %6, %7, %8, %9, %10, %11}, p_enable_input_d;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(idesc), PTXSPEC_R8("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_f255bad804(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[32], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, [%32];\n" : PTXSPEC_R32("=r", r, 0) : "r"(taddr) : "memory");)
@@ -1066,7 +1118,8 @@
    disable_output_lane: 8 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_f3dc0aeee7(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t lut, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %13, 0;\n" OP " [%0], %1, %2, [%3], %4, {%5, %6, %7, %8, %9, %10, %11, %12}, p_enable_input_d;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(lut), "r"(idesc), PTXSPEC_R8("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)) : "memory");)
@@ -1076,7 +1129,8 @@
    sp_meta: [sp_meta], tensor-memory address of META (lane << 16 | column)
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    disable_output_lane: 8 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
-   enable_input_d: predicate (false: D = A*B, C is not added) */
+   enable_input_d: predicate (false: D = A*B, C is not added)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_f57c0ecae1(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %13, 0;\n" OP " [%0], [%1], %2, [%3], %4, {%5, %6, %7, %8, %9, %10, %11, %12}, p_enable_input_d;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(sp_meta), "r"(idesc), PTXSPEC_R8("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)) : "memory");)
@@ -1085,7 +1139,8 @@
    b_desc: 64-bit shared-memory matrix descriptor of B (ptxspec::smem_tcgen05::MatrixDescriptor)
    idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
    disable_output_lane: 4 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
-   enable_input_d: predicate (false: D = A*B, C is not added) */
+   enable_input_d: predicate (false: D = A*B, C is not added)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_fc71a72509(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %8, 0;\n" OP " [%0], [%1], %2, %3, {%4, %5, %6, %7}, p_enable_input_d;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(idesc), PTXSPEC_R4("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)) : "memory");)
@@ -1097,12 +1152,13 @@
    scale_b: [scale_b], tensor-memory address of SCALE_B (lane << 16 | column)
    enable_input_d: predicate (false: D = A*B, C is not added)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_fcaf8ffc7b(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t idesc, uint32_t scale_a, uint32_t scale_b, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %6, 0;\n" OP " [%0], [%1], %2, %3, [%4], [%5], p_enable_input_d;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(idesc), "r"(scale_a), "r"(scale_b), "r"(static_cast<int>(enable_input_d)) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_fce54d14f5(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[4], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3}, [%4];\n" : PTXSPEC_R4("=r", r, 0) : "r"(taddr) : "memory");)
@@ -1115,12 +1171,13 @@
    scale_b: [scale_b], tensor-memory address of SCALE_B (lane << 16 | column)
    enable_input_d: predicate (false: D = A*B, C is not added)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options) */
+   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_fe2c4330ee(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, uint32_t scale_a, uint32_t scale_b, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %7, 0;\n" OP " [%0], [%1], %2, [%3], %4, [%5], [%6], p_enable_input_d;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(sp_meta), "r"(idesc), "r"(scale_a), "r"(scale_b), "r"(static_cast<int>(enable_input_d)) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
-   option b2: .b2 (a qualifier the opcode may add; not bound here, see variant_options) */
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_fed9475528(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t (&r)[2], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1}, [%2];\n" : PTXSPEC_R2("=r", r, 0) : "r"(taddr) : "memory");)
@@ -1187,6 +1244,7 @@ PTXSPEC_SIG_3d87f7d714(tcgen05_alloc_cta_group_2_sync_aligned_shared_cta_b32, "t
 /** `tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64`
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f; or PTX ISA >= 9.0 on sm_110a, sm_110f
  *  mbar: [mbar], generic pointer
+ *  other operands: as described at PTXSPEC_SIG_a2f4b79ea6
  */
 PTXSPEC_SIG_a2f4b79ea6(tcgen05_commit_cta_group_1_mbarrier_arrive_one_b64, "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F)
 /** `tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster.b64`
@@ -1204,6 +1262,7 @@ PTXSPEC_SIG_2edeb6a757(tcgen05_commit_cta_group_1_mbarrier_arrive_one_multicast_
 /** `tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64`
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f; or PTX ISA >= 9.0 on sm_110a, sm_110f
  *  mbar: [mbar], shared::cluster pointer
+ *  other operands: as described at PTXSPEC_SIG_a2f4b79ea6
  */
 PTXSPEC_SIG_a2f4b79ea6(tcgen05_commit_cta_group_1_mbarrier_arrive_one_shared_cluster_b64, "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F)
 /** `tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64`
@@ -1221,6 +1280,7 @@ PTXSPEC_SIG_2edeb6a757(tcgen05_commit_cta_group_1_mbarrier_arrive_one_shared_clu
 /** `tcgen05.commit.cta_group::1.sync_restrict::shared::read::mma::a.mbarrier::arrive::one.b64`
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  mbar: [mbar], generic pointer
+ *  other operands: as described at PTXSPEC_SIG_a2f4b79ea6
  */
 PTXSPEC_SIG_a2f4b79ea6(tcgen05_commit_cta_group_1_sync_restrict_shared_read_mma_a_mbarrier_arrive_one_b64, "tcgen05.commit.cta_group::1.sync_restrict::shared::read::mma::a.mbarrier::arrive::one.b64", PTXSPEC_REQ_PTX94_SM107A_SM107F)
 /** `tcgen05.commit.cta_group::1.sync_restrict::shared::read::mma::a.mbarrier::arrive::one.multicast::cluster.b64`
@@ -1238,6 +1298,7 @@ PTXSPEC_SIG_2edeb6a757(tcgen05_commit_cta_group_1_sync_restrict_shared_read_mma_
 /** `tcgen05.commit.cta_group::1.sync_restrict::shared::read::mma::a.mbarrier::arrive::one.shared::cluster.b64`
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  mbar: [mbar], shared::cluster pointer
+ *  other operands: as described at PTXSPEC_SIG_a2f4b79ea6
  */
 PTXSPEC_SIG_a2f4b79ea6(tcgen05_commit_cta_group_1_sync_restrict_shared_read_mma_a_mbarrier_arrive_one_shared_cluster_b64, "tcgen05.commit.cta_group::1.sync_restrict::shared::read::mma::a.mbarrier::arrive::one.shared::cluster.b64", PTXSPEC_REQ_PTX94_SM107A_SM107F)
 /** `tcgen05.commit.cta_group::1.sync_restrict::shared::read::mma::a.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64`
@@ -1255,6 +1316,7 @@ PTXSPEC_SIG_2edeb6a757(tcgen05_commit_cta_group_1_sync_restrict_shared_read_mma_
 /** `tcgen05.commit.cta_group::2.mbarrier::arrive::one.b64`
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f; or PTX ISA >= 9.0 on sm_110a, sm_110f
  *  mbar: [mbar], generic pointer
+ *  other operands: as described at PTXSPEC_SIG_a2f4b79ea6
  */
 PTXSPEC_SIG_a2f4b79ea6(tcgen05_commit_cta_group_2_mbarrier_arrive_one_b64, "tcgen05.commit.cta_group::2.mbarrier::arrive::one.b64", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F)
 /** `tcgen05.commit.cta_group::2.mbarrier::arrive::one.multicast::cluster.b64`
@@ -1272,6 +1334,7 @@ PTXSPEC_SIG_2edeb6a757(tcgen05_commit_cta_group_2_mbarrier_arrive_one_multicast_
 /** `tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.b64`
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f; or PTX ISA >= 9.0 on sm_110a, sm_110f
  *  mbar: [mbar], shared::cluster pointer
+ *  other operands: as described at PTXSPEC_SIG_a2f4b79ea6
  */
 PTXSPEC_SIG_a2f4b79ea6(tcgen05_commit_cta_group_2_mbarrier_arrive_one_shared_cluster_b64, "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.b64", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F)
 /** `tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64`
@@ -1289,6 +1352,7 @@ PTXSPEC_SIG_2edeb6a757(tcgen05_commit_cta_group_2_mbarrier_arrive_one_shared_clu
 /** `tcgen05.commit.cta_group::2.sync_restrict::shared::read::mma::a.mbarrier::arrive::one.b64`
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  mbar: [mbar], generic pointer
+ *  other operands: as described at PTXSPEC_SIG_a2f4b79ea6
  */
 PTXSPEC_SIG_a2f4b79ea6(tcgen05_commit_cta_group_2_sync_restrict_shared_read_mma_a_mbarrier_arrive_one_b64, "tcgen05.commit.cta_group::2.sync_restrict::shared::read::mma::a.mbarrier::arrive::one.b64", PTXSPEC_REQ_PTX94_SM107A_SM107F)
 /** `tcgen05.commit.cta_group::2.sync_restrict::shared::read::mma::a.mbarrier::arrive::one.multicast::cluster.b64`
@@ -1306,6 +1370,7 @@ PTXSPEC_SIG_2edeb6a757(tcgen05_commit_cta_group_2_sync_restrict_shared_read_mma_
 /** `tcgen05.commit.cta_group::2.sync_restrict::shared::read::mma::a.mbarrier::arrive::one.shared::cluster.b64`
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  mbar: [mbar], shared::cluster pointer
+ *  other operands: as described at PTXSPEC_SIG_a2f4b79ea6
  */
 PTXSPEC_SIG_a2f4b79ea6(tcgen05_commit_cta_group_2_sync_restrict_shared_read_mma_a_mbarrier_arrive_one_shared_cluster_b64, "tcgen05.commit.cta_group::2.sync_restrict::shared::read::mma::a.mbarrier::arrive::one.shared::cluster.b64", PTXSPEC_REQ_PTX94_SM107A_SM107F)
 /** `tcgen05.commit.cta_group::2.sync_restrict::shared::read::mma::a.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64`
@@ -1531,10 +1596,12 @@ PTXSPEC_SIG_4461e8f268(tcgen05_dealloc_cta_group_2_sync_aligned_b32, "tcgen05.de
 */
 /** `tcgen05.fence::after_thread_sync`
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f; or PTX ISA >= 9.0 on sm_110a, sm_110f
+ *  operands: as described at PTXSPEC_SIG_a5f45e0b2d
  */
 PTXSPEC_SIG_a5f45e0b2d(tcgen05_fence_after_thread_sync, "tcgen05.fence::after_thread_sync", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F)
 /** `tcgen05.fence::before_thread_sync`
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f; or PTX ISA >= 9.0 on sm_110a, sm_110f
+ *  operands: as described at PTXSPEC_SIG_a5f45e0b2d
  */
 PTXSPEC_SIG_a5f45e0b2d(tcgen05_fence_before_thread_sync, "tcgen05.fence::before_thread_sync", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F)
 
@@ -4611,10 +4678,12 @@ PTXSPEC_SIG_c2c9ed8455(tcgen05_mma_ws_sp_cta_group_1_kind_ti16__tmem, "tcgen05.m
 */
 /** `tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned`
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f; or PTX ISA >= 9.0 on sm_110a, sm_110f
+ *  operands: as described at PTXSPEC_SIG_a5f45e0b2d
  */
 PTXSPEC_SIG_a5f45e0b2d(tcgen05_relinquish_alloc_permit_cta_group_1_sync_aligned, "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F)
 /** `tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned`
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f; or PTX ISA >= 9.0 on sm_110a, sm_110f
+ *  operands: as described at PTXSPEC_SIG_a5f45e0b2d
  */
 PTXSPEC_SIG_a5f45e0b2d(tcgen05_relinquish_alloc_permit_cta_group_2_sync_aligned, "tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F)
 
@@ -5085,10 +5154,12 @@ PTXSPEC_SIG_abd7865733(tcgen05_st_sync_aligned_32x32b_x8_unpack_16b_b32, "tcgen0
 */
 /** `tcgen05.wait::ld.sync.aligned`
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f; or PTX ISA >= 9.0 on sm_110a, sm_110f
+ *  operands: as described at PTXSPEC_SIG_a5f45e0b2d
  */
 PTXSPEC_SIG_a5f45e0b2d(tcgen05_wait_ld_sync_aligned, "tcgen05.wait::ld.sync.aligned", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F)
 /** `tcgen05.wait::st.sync.aligned`
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f; or PTX ISA >= 9.0 on sm_110a, sm_110f
+ *  operands: as described at PTXSPEC_SIG_a5f45e0b2d
  */
 PTXSPEC_SIG_a5f45e0b2d(tcgen05_wait_st_sync_aligned, "tcgen05.wait::st.sync.aligned", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F)
 #endif  // __CUDACC__

@@ -148,8 +148,16 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
         sfl = _scale_factor_layouts(ctx, d, {t.id for t in tmem})
         sparsity = _sparsity(ctx, d, seen)
         meta = _metadata_layouts(ctx, d, {t.id for t in tmem}, {k for r in d.get("sparsity", []) for k in r["kinds"]})
+        unstated = {}
+        for sel, why in d.get("unstated", {}).items():
+            if sel not in values:
+                ctx.p.add(d["unstated"].at(sel), f"unstated: {sel!r} is not a value of axis {axis.name}")
+            elif sel in seen:
+                ctx.p.add(d["unstated"].at(sel), f"unstated: {sel!r} has a layout ({seen[sel]})")
+            unstated[sel] = " ".join(why.split())
         out[key] = BitDescriptor(d["family"], d["name"], d["operand_kind"], d["manual"], d["bits"],
-                                 d["description"], d["selector"], layouts, shapes, k, d.pos, tmem, sfl, sparsity, meta)
+                                 d["description"], d["selector"], layouts, shapes, k, d.pos, tmem, sfl, sparsity, meta,
+                                 unstated)
     return out
 
 

@@ -37,7 +37,8 @@ def resolve_numerics(ctx: Context, docs: list[Document], families: dict[str, Fam
                 rules.append(NumericsRule(when={k: (list(v) if isinstance(v, list) else v) for k, v in r["when"].items()},
                                           model=r["model"], params=dict(r.get("params", {})),
                                           source=" ".join(r["source"].split()), pos=pos,
-                                          basis=r.get("basis", "measured")))
+                                          basis=r.get("basis", "measured"),
+                                          status=" ".join(r.get("status", "").split())))
     return rules
 
 

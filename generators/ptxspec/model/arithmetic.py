@@ -16,3 +16,4 @@ class NumericsRule:
     source: str
     pos: Pos
     basis: str = "measured"  # measured (our campaigns) | published (the manual and others' measurements)
+    status: str = ""  # what numerics_status says of the variants no campaign ran: their provenance, briefly

@@ -15,6 +15,7 @@ trades a real qualifier (`.satfinite`, a type, a shape) for another instruction.
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections import Counter, defaultdict
 
 #: Token kinds whose place is meaning to ptxas (the rest may come in any order): the instruction's
@@ -111,20 +112,29 @@ class Catalog:
         option qualifiers is the one without them). LookupFailed says what is wrong, in one line."""
         ref = normalize(ref)
         root, *rest = ref.split(".")
-        chosen = [t for t in rest if t in self.option_tokens]
+        chosen = [i for i, t in enumerate(rest) if t in self.option_tokens]
         if chosen and ref not in self.by_id:
-            try:  # a token can be an option of one variant and part of another's opcode (.b2)
-                return self._resolve(ref, form)
-            except LookupFailed:
-                pass
-            base = ".".join([root, *(t for t in rest if t not in self.option_tokens)])
-            vid = self._resolve(base, form)
-            refused = [t for t in chosen if t not in self.options[vid]]
-            if refused or len(set(chosen)) < len(chosen):
-                why = f"takes no option {', '.join('.' + t for t in refused)}" if refused else "repeats an option"
-                raise LookupFailed(f"{vid} {why} (its options: "
-                                   f"{', '.join('.' + t for t in sorted(self.options[vid])) or 'none'})")
-            return vid
+            # a token can be an option of one variant and part of another's opcode (.b2, .b8x16):
+            # the fewest option tokens whose removal leaves a variant that takes them all
+            first = None
+            for n in range(len(chosen) + 1):
+                for drop in itertools.combinations(chosen, n):
+                    base = ".".join([root, *(t for i, t in enumerate(rest) if i not in drop)])
+                    try:
+                        vid = self._resolve(base, form)
+                    except LookupFailed as exc:
+                        first = first or (exc, None)
+                        continue
+                    picked = [rest[i] for i in drop]
+                    refused = [t for t in picked if t not in self.options[vid]]
+                    if not refused and len(set(picked)) == len(picked):
+                        return vid
+                    if first is None or first[1] is None:
+                        why = f"takes no option {', '.join('.' + t for t in refused)}" if refused else "repeats an option"
+                        first = (LookupFailed(f"{vid} {why} (its options: "
+                                              f"{', '.join('.' + t for t in sorted(self.options[vid])) or 'none'})"), vid)
+            assert first is not None
+            raise first[0]
         return self._resolve(ref, form)
 
     def _resolve(self, ref: str, form: str | None) -> str:

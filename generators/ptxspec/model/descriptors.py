@@ -113,6 +113,7 @@ class BitDescriptor:
     scale_factor_layouts: list[ScaleFactorLayout] = field(default_factory=list)
     sparsity: list[SparsityRule] = field(default_factory=list)
     metadata_layouts: list[MetadataLayout] = field(default_factory=list)
+    unstated: dict[str, str] = field(default_factory=dict)  # selector value without a layout -> why
 
     def layout(self, selector: str) -> DescriptorLayout:
         for lay in self.layouts:

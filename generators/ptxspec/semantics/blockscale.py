@@ -13,8 +13,9 @@ registers and selectors are read through the variant's scale-factor maps (spec/l
 
 What the model assumes, and from where (campaigns/survey/blockscale.md has the sources; the rules each
 variant gets are spec/numerics.yaml's, models `fdpa_scaled` and `fdpa_groups`, basis `published`).
-None of it was run on an sm_100a or sm_120a GPU here; every rule is MMA-Sim's sm_120 model or the
-H100 pattern, and every choice that evidence does not decide is a named field of `KindParams`
+None of it was run on an sm_100a or sm_120a GPU here; every rule is MMA-Sim's model (its sm_120
+model for mma; tcgen05.mma's kinds take the same rules, as MMA-Sim's sm_100a model does) or the H100
+pattern, and every choice that evidence does not decide is a named field of `KindParams`
 (`ALTERNATIVES`):
 
 * "products" (.kind::f8f6f4, .kind::mxf8f6f4, and the fp8 forms ptxas accepts with another kind):
@@ -28,10 +29,16 @@ H100 pattern, and every choice that evidence does not decide is a named field of
   terms are aligned to the largest exponent, cut toward zero to F = 35 fraction bits, summed and
   rounded toward zero to f32 (MMA-Sim, RTX Blackwell, mxf4 / mxf4nvf4 2X / 4X measured there).
 * Specials: a NaN scale of the row of A or column of B gives the canonical NaN; NaN and Inf inputs
-  (e5m2, e4m3 NaN, C) as on the H100 (ptxspec.semantics.fields.specials); overflow gives +-Inf.
-* A zero C counts as exponent `zero_exp` (-133: the H100 measurement; MMA-Sim's code uses -126,
-  an earlier version ignored zero terms: alternatives "mmasim" and "ignore"). A zero ue4m3 scale
-  counts as exponent `zero_exp` as well.
+  (e5m2, e4m3 NaN, C) as on the H100 (ptxspec.semantics.numerics._specials); overflow gives +-Inf.
+* Zeros, one rule on every path (`zeros`, ptxspec.semantics.numerics.ZERO_RULES; campaigns/survey/blockscale.md
+  section 4 says why): a product with a zero element or a zero scale takes no part in the
+  alignment; a group of the fp4 path takes part when one of its products does (at its scales'
+  exponents, also when its exact sum cancels to zero); a zero C counts as exponent `zero_exp` =
+  -133. That is the H100's measured rule ("operands"), extended to scales and groups. MMA-Sim's
+  published code treats zeros three other ways, each a named alternative that reproduces it:
+  main (c785138) gives a zero element, scale or C the exponent -126 and adds it like any other
+  ("fields", -126), its dev branch gives every zero term -126 ("terms", -126), its code before
+  1727461 gave zeros -999 ("fields", -999).
 * Sparse forms: the same step over the kept products only (the H100 rule of every other sparse
   form); not measured anywhere for these kinds.
 * Element containers: under .kind::f8f6f4 / .kind::mxf8f6f4 the padding bits of a container are
@@ -44,14 +51,18 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ptxspec.semantics import fdpa, fields
 from ptxspec.semantics import numerics as nm
+from ptxspec.semantics import fdpa
+from ptxspec.semantics import fields
 
-__all__ = ["KindParams", "ALTERNATIVES", "ALTERNATIVE_PATHS", "alternatives_for", "SOURCES", "kind_params", "variant_params", "element_codes",
+__all__ = ["KindParams", "ALTERNATIVES", "ALTERNATIVE_PATHS", "alternatives_for", "SM100_STATUS", "SOURCES", "kind_params", "variant_params", "element_codes",
            "scale_fields", "scale_vec", "block_size", "scale_map", "selector_values", "scale_rows", "scale_holders",
            "scale_coverage", "scales_from_registers", "mma_kind", "ScaleError"]
 
-#: where the .kind arithmetic comes from (no Blackwell GPU has run it here)
+#: The provenance tcgen05.mma's block-scaled and f8f6f4 kinds show in numerics_status (they take the
+#: mma rules, restated by kind_params): MMA-Sim's sm_100a model is its sm_120 one, measured on
+#: sm_100a for part of each kind (campaigns/survey/blockscale.md section 4), zeros as everywhere here.
+SM100_STATUS = "MMA-Sim's sm_100a model; measured there in part; zeros: the H100 rule"
 SOURCES = ("PTX ISA 9.7.14.3 block scaling and the mma/mma.sp sections; MMA-Sim (Xie et al., arXiv 2511.10909, "
            "github.com/microsoft/MMA-Sim: RTX Blackwell measured); CUTLASS CuTe SM120 atoms; "
            "campaigns/survey/blockscale.md")
@@ -73,9 +84,11 @@ class KindParams:
     F: int  # fraction bits kept below the largest exponent of the step
     round: str  # final rounding: rz | rn
     group: int = 16  # "groups": products summed exactly per term
-    zero_exp: int | None = -133  # exponent a zero C (or zero scale) counts as; None: no term
+    zero_exp: int | None = -133  # exponent a zero C counts as (zeros "fields": a zero element or scale
+    # too; "terms": every zero term); None: no term
     ue4m3_top_bit: str = "error"  # error | ignore
     split: int = 2  # "fp8emu": the k interleave of the two f16 steps (ptxspec.semantics.numerics.fp8_emulated)
+    zeros: str = "operands"  # how zeros enter the alignment: operands | fields | terms (module docstring)
 
     def as_data(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -84,8 +97,12 @@ class KindParams:
 #: The choices public evidence does not settle, by name: each is one replace() of KindParams away,
 #: so that one run on a Blackwell GPU can decide between them.
 ALTERNATIVES: dict[str, dict] = {
-    "zero_exp=-126 (MMA-Sim's current code)": {"zero_exp": -126},
-    "zero_exp=None (MMA-Sim's earlier code: a zero C is no term)": {"zero_exp": None},
+    "zeros=mmasim-main (MMA-Sim main c785138: a zero element, scale or C counts as exponent -126 in its "
+    "term's sum)": {"zeros": "fields", "zero_exp": -126},
+    "zeros=mmasim-dev (MMA-Sim's dev branch: every zero term, C included, counts as exponent -126)":
+        {"zeros": "terms", "zero_exp": -126},
+    "zeros=mmasim-v1 (MMA-Sim before 1727461: a zero counts as exponent -999, below every term)":
+        {"zeros": "fields", "zero_exp": -999},
     "ue4m3_top_bit=ignore (MMA-Sim reads ue4m3 as e4m3fn and takes |x|)": {"ue4m3_top_bit": "ignore"},
     "F=24 (the Ampere/Ada width)": {"F": 24},
     "group=32 (fp4 groups of 32 k)": {"group": 32},
@@ -317,9 +334,17 @@ def _nan_rows_cols(nan_a, nan_b):
     return nan_a.any(axis=-1)[..., :, None] | nan_b.any(axis=-2)[..., None, :]
 
 
+def _zero_exp(p: KindParams) -> int:
+    return p.zero_exp if p.zero_exp is not None else NO_TERM
+
+
+def _zero_fields(f: fields.Fields, exp: int) -> fields.Fields:
+    """Fields whose zero elements carry the exponent `exp` (zeros "fields": MMA-Sim main's -126)."""
+    return fields.Fields(f.neg, f.mag, np.where((f.mag == 0) & (f.special == 0), exp, f.exp), f.special, f.mbits)
+
+
 def _products(spec, fa, fb, fc, dtype, p: KindParams, kept):
-    zero = p.zero_exp if p.zero_exp is not None else NO_TERM
-    return fdpa.fdpa_step(spec, fa, fb, fc, dtype, p.F, p.round, 0, zero, kept)
+    return fdpa.fdpa_step(spec, fa, fb, fc, dtype, p.F, p.round, 0, _zero_exp(p), kept, zeros=p.zeros)
 
 
 def _groups(spec, a_vals, b_vals, fc, sa, sb, dtype, p: KindParams, kept):
@@ -344,13 +369,11 @@ def _groups(spec, a_vals, b_vals, fc, sa, sb, dtype, p: KindParams, kept):
     sums = np.moveaxis(ag @ bg, -3, -1)  # (..., M, N, G), exact: multiples of 1/4 below 2^11
     tb = (np.arange(G) * span) // (K // SK)  # block of each group
     sig = (na[..., :, None, tb] * np.swapaxes(nb, -1, -2)[..., None, :, tb]).astype(np.float64) / 2.0 ** (fra + frb)
-    zero = p.zero_exp if p.zero_exp is not None else NO_TERM
-    exa = np.where(na == 0, zero, ea)
-    exb = np.where(nb == 0, zero, eb)
-    et = exa[..., :, None, tb] + np.swapaxes(exb, -1, -2)[..., None, :, tb]  # (..., M, N, G)
+    zero = _zero_exp(p)
+    et = _group_exponents(p, ea, eb, na, nb, tb, sums * sig, ag, bg)
     cv = fields.exact_values(fc)
     ec = np.where(cv == 0, zero, fc.exp)
-    emax = np.maximum(et.max(axis=-1), ec)
+    emax = np.maximum(np.maximum(et.max(axis=-1), ec), fdpa.EMAX_FLOOR)
     base = emax - p.F
     terms = np.trunc(np.ldexp(sums * sig, (et - base[..., None]).astype(np.int32)))
     cterm = np.trunc(np.ldexp(cv, (-base).astype(np.int32)))
@@ -360,6 +383,24 @@ def _groups(spec, a_vals, b_vals, fc, sa, sb, dtype, p: KindParams, kept):
     c_inf, c_nan = fc.special == 1, fc.special == 2
     out = np.where(c_inf, fields.inf_code(spec, dtype, fc.neg), out)
     return np.where(c_nan, np.uint64(fields.canonical_nan(spec, dtype)), out)
+
+
+def _group_exponents(p: KindParams, ea, eb, na, nb, tb, value, ag, bg):
+    """(..., M, N, G) exponent of each group's term in the alignment: its scales' exponents, with
+    zeros as `p.zeros` says (a group's `value` is its exact sum times its scales' significands)."""
+    zero = _zero_exp(p)
+    if p.zeros == "fields":  # a zero scale counts as zero_exp; the group's elements never enter it
+        ea, eb = np.where(na == 0, zero, ea), np.where(nb == 0, zero, eb)
+    et = ea[..., :, None, tb] + np.swapaxes(eb, -1, -2)[..., None, :, tb]
+    if p.zeros == "terms":  # a group whose value is zero counts as zero_exp
+        return np.where(value == 0, zero, et)
+    if p.zeros == "operands":  # a group none of whose products has two nonzero factors takes no part
+        live = np.moveaxis((ag != 0).astype(np.float64) @ (bg != 0).astype(np.float64), -3, -1) > 0
+        live &= (na[..., :, None, tb] != 0) & (np.swapaxes(nb, -1, -2)[..., None, :, tb] != 0)
+        return np.where(live, et, -(1 << 14))
+    if p.zeros != "fields":
+        raise ValueError(f"zeros must be one of {', '.join(fdpa.ZERO_RULES)}; got {p.zeros!r}")
+    return et
 
 
 def mma_kind(spec, a, b, c, atype: str, btype: str, ctype: str, dtype: str, p: KindParams,
@@ -395,6 +436,10 @@ def mma_kind(spec, a, b, c, atype: str, btype: str, ctype: str, dtype: str, p: K
         out = fdpa.fp8_emulated(spec, a, b, np.broadcast_to(c, batch + c.shape[-2:]), atype, btype, ctype, dtype, q,
                               kept, p.split)
     elif p.path == "products":
+        if p.zeros == "fields":  # a zero element or scale counts as zero_exp in its product's exponent sum
+            fa, fb = _zero_fields(fa, _zero_exp(p)), _zero_fields(fb, _zero_exp(p))
+            if sfa is not None:
+                ea, eb = np.where(na == 0, _zero_exp(p), ea), np.where(nb == 0, _zero_exp(p), eb)
         if sfa is not None:
             fa = _scaled_fields(fa, _repeat_blocks(na, K, -1), fra, _repeat_blocks(ea, K, -1))
             fb = _scaled_fields(fb, _repeat_blocks(nb, K, -2), frb, _repeat_blocks(eb, K, -2))

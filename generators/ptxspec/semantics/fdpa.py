@@ -22,24 +22,43 @@ from ptxspec.semantics.fields import (
 from ptxspec.semantics.numerics import NumericsParams
 
 
+#: How a zero enters the alignment of a fused step (`fdpa_step`'s `zeros`):
+#: "operands": a product with a zero factor is no term; a zero C counts as `zero_exp` (the H100);
+#: "fields": every product counts at the sum of its factors' exponents, zero factors included (the
+#: caller sets a zero factor's exponent: MMA-Sim main gives a zero element -126), a zero C as `zero_exp`;
+#: "terms": every zero product and a zero C count as `zero_exp` (MMA-Sim's dev branch, -126).
+ZERO_RULES = ("operands", "fields", "terms")
+#: The lowest alignment exponent a step uses. Every nonzero term lies above it (the smallest: two e5m2
+#: subnormals under two 2^-127 scales, about -282), so below it every term is zero and the sum is 0
+#: whatever the alignment; it keeps 2^-(exponent - F) a finite double when zeros count far down.
+EMAX_FLOOR = -512
+
+
 def fdpa_step(spec, fa: Fields, fb: Fields, fc: Fields, out_type: str, F: int, mode: str, keep: int,
-              zero_exp: int, kept=None) -> np.ndarray:
+              zero_exp: int, kept=None, zeros: str = "operands") -> np.ndarray:
     """One fused step: A (..., M, k), B (..., k, N), C (..., M, N) as Fields -> codes (..., M, N).
     `kept` (..., M, k) marks the A elements a sparse instruction multiplies (None: all); the others
-    take no part at all (an Inf or NaN of B meets no product there).
+    take no part at all (an Inf or NaN of B meets no product there). `zeros` (ZERO_RULES) says how
+    a zero product and a zero C enter the alignment.
 
     Every term is exact in float64 (products of at most 2 x 11 significant bits) and so is every
     scaling by a power of two; the truncated terms are integers below 2^(F+2), whose sum of at
     most a few dozen is exact too: float64 arithmetic computes the model exactly, and fast."""
+    if zeros not in ZERO_RULES:
+        raise ValueError(f"zeros must be one of {', '.join(ZERO_RULES)}; got {zeros!r}")
     va = exact_values(fa)
     vb = np.swapaxes(exact_values(fb), -1, -2)  # (..., N, k)
     vc = exact_values(fc)
     far = np.int32(-(1 << 14))  # a zero factor: the product is a zero term (below every exponent)
-    ea = np.where(va == 0, far, fa.exp.astype(np.int32))
-    eb = np.where(vb == 0, far, np.swapaxes(fb.exp, -1, -2).astype(np.int32))
-    emax = (ea[..., :, None, :] + eb[..., None, :, :]).max(axis=-1)
+    ea, eb = fa.exp.astype(np.int32), np.swapaxes(fb.exp, -1, -2).astype(np.int32)
+    if zeros == "operands":
+        ea, eb = np.where(va == 0, far, ea), np.where(vb == 0, far, eb)
+    ep = ea[..., :, None, :] + eb[..., None, :, :]  # (..., M, N, k)
+    if zeros == "terms":
+        ep = np.where((va[..., :, None, :] == 0) | (vb[..., None, :, :] == 0), np.int32(zero_exp), ep)
+    emax = ep.max(axis=-1)
     ec = np.where(vc == 0, np.int32(zero_exp), fc.exp.astype(np.int32))
-    emax = np.maximum(emax, ec).astype(np.int64)
+    emax = np.maximum(np.maximum(emax, ec), EMAX_FLOOR).astype(np.int64)
     base = emax - F  # quantum exponent of the aligned terms
     scale = np.ldexp(1.0, -base)
     P = va[..., :, None, :] * vb[..., None, :, :]

@@ -14,6 +14,10 @@ UNMEASURED = {"measured": "not run", "published": "modelled (manual + published 
 #: numerics_status of a variant whose products (chosen at run time by a descriptor: its meaning's `products`) take
 #: their arithmetic from rules of the same types that rest on campaigns run on other instructions
 BORROWED = "modelled (the same types' rules, measured on other instructions); not run on hardware"
+#: numerics_status of a variant whose rule (or restated product) names its provenance: a product's
+#: `basis` is a rule's basis (a key of UNMEASURED), or that provenance itself (a few words) where no
+#: rule of the spec covers the product and the executor restates one
+PUBLISHED_AS = "modelled ({}); not run on hardware"
 
 
 def measured(spec) -> dict[str, dict]:
@@ -58,12 +62,22 @@ def status_rows(spec) -> list[tuple]:
         src = spec.numerics.index(rule) + 1 if rule is not None and model else None
         m = meas.get(v.id)
         if m is None or model == "none":
-            status = (NO_ARITHMETIC if model == "none" else UNMEASURED[rule.basis] if model and rule is not None
+            status = (NO_ARITHMETIC if model == "none" else _unmeasured(rule) if model and rule is not None
                       else "not run" if model else "no model")
             rows.append((v.id, model, pj, status, None, None, None, None, None, None, src))
             continue
         rows.append((v.id, model, pj, *_measured_cells(m), src))
     return rows
+
+
+def _unmeasured(rule) -> str:
+    """numerics_status of a variant of `rule` that no campaign ran."""
+    return PUBLISHED_AS.format(rule.status) if rule.status else UNMEASURED[rule.basis]
+
+
+def _basis_status(basis: str) -> str:
+    """numerics_status of a selected product with this basis (or provenance), not run."""
+    return UNMEASURED[basis] if basis in UNMEASURED else PUBLISHED_AS.format(basis)
 
 
 def _measured_cells(m: dict) -> tuple:
@@ -77,14 +91,16 @@ def _selected_row(spec, v, m: dict | None) -> tuple:
     """status_rows' row of a variant whose products a descriptor selects: the models and parameters of
     each product (keyed by its types), the status of the weakest basis among their rules (or, when
     a campaign measured the variant, its result), the rule when one rule covers them all."""
-    found = _selector(spec, v)(v)
+    meaning = spec.meanings[v.semantics]
+    found = meaning.products(v)
     if not found:
-        return (v.id, None, None, *(_measured_cells(m) if m else ("no model", None, None, None, None, None, None)),
-                None)
+        why = meaning.why_none(v) if meaning.why_none is not None else ""
+        none = f"no model: {why}" if why else "no model"
+        return (v.id, None, None, *(_measured_cells(m) if m else (none, None, None, None, None, None, None)), None)
     models = sorted({p.model for _, _, p, _ in found})
     pj = json.dumps({label: p.as_data() for label, _, p, _ in found}, sort_keys=True)
     bases = {basis for *_, basis in found}
-    status = UNMEASURED["published"] if bases == {"published"} else BORROWED
+    status = _basis_status(next(iter(bases))) if len(bases) == 1 and bases != {"measured"} else BORROWED
     rules = {spec.numerics.index(r) + 1 if r is not None else None for _, r, _, _ in found}
     src = rules.pop() if len(rules) == 1 else None
     cells = _measured_cells(m) if m else (status, None, None, None, None, None, None)

@@ -17,7 +17,7 @@ where, all from the spec:
   (ptxspec.tmem); with .cta_group::2 each CTA supplies its M/2 rows of A and, as CuTe's 2-SM atoms
   read them, its N/2 columns of B;
 * the arithmetic: the spec's numerics rules (spec/numerics.yaml) matched against the product the
-  descriptor describes, else the block-scaling models of `ptxspec.blockscale` (kind_params); none
+  descriptor describes, else the block-scaling models of `ptxspec.semantics.blockscale` (kind_params); none
   of it ran on a Blackwell GPU: the status `numerics.status_rows` derives from `products` says so.
 
 Sparse forms (tcgen05.mma.sp) read the metadata at `sp_meta` in the TMEM image, where the spec's
@@ -36,11 +36,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ptxspec.semantics import blockscale
 from ptxspec.model import descriptors as D
+from ptxspec.semantics import numerics as nm
+from ptxspec.semantics import exact
+from ptxspec.semantics import fdpa
 from ptxspec.model import smem as smem_mod
 from ptxspec.model import tmem
-from ptxspec.semantics import blockscale, exact, fdpa
-from ptxspec.semantics import numerics as nm
 from ptxspec.semantics.operands import OperandError
 
 __all__ = ["tmem_mma", "Product", "product", "products"]
@@ -125,7 +127,7 @@ def arithmetic(spec, p: Product) -> nm.NumericsParams | blockscale.KindParams:
 
 def _arithmetic_of(p: Product, r) -> nm.NumericsParams | blockscale.KindParams:
     """The arithmetic of rule `r` for the product, or without a rule the block-scaling model of its
-    kind (ptxspec.blockscale.kind_params)."""
+    kind (ptxspec.semantics.blockscale.kind_params)."""
     if r is not None:
         q = nm.NumericsParams(r.model, **r.params)
         if q.model == "fdpa" and q.group == 0:
@@ -168,12 +170,23 @@ def products(v) -> list[tuple]:
                     q = _arithmetic_of(p, rule)
                 except KeyError:  # no arithmetic for these types (e.g. bf16 into an f16 D): refused
                     continue
-                if isinstance(q, blockscale.KindParams):  # the .kind mma rules restated: their basis
+                basis = rule.basis if rule is not None else "published"
+                if isinstance(q, blockscale.KindParams):  # the .kind mma rules restated: MMA-Sim's sm_100a model
                     q = nm.NumericsParams({"products": "fdpa_scaled", "groups": "fdpa_groups"}[q.path], F=q.F,
                                           round=q.round, group=q.group if q.path == "groups" else 0,
                                           zero_exp=blockscale.NO_TERM if q.zero_exp is None else q.zero_exp)
-                out.append((f"{a}*{b}->{d}", rule, q, rule.basis if rule is not None else "published"))
+                    basis = blockscale.SM100_STATUS
+                out.append((f"{a}*{b}->{d}", rule, q, basis))
     return out
+
+
+def why_no_products(v) -> str:
+    """Why `products` names none for the variant, as the spec says it ('' where it says nothing)."""
+    try:
+        desc = instruction_descriptor(v)
+    except LookupError:
+        return "the spec describes no instruction descriptor for it"
+    return desc.unstated.get(v.qualifiers.get(desc.selector, ""), "")
 
 
 
@@ -272,8 +285,12 @@ def _negate(spec, codes, tname):
     return codes ^ np.uint64(1 << (spec.types[tname].bits - 1))
 
 
-def _compute(spec, p: Product, a, b, c, kept, sfa, sfb, stype, scale_input_d):
+def _compute(spec, p: Product, a, b, c, kept, sfa, sfb, stype, scale_input_d, kind_params=None):
     q = arithmetic(spec, p)
+    if kind_params is not None:  # another arithmetic for the block-scaling models (a named alternative)
+        if not isinstance(q, blockscale.KindParams):
+            raise ValueError(f"kind_params is for the block-scaling kinds; .{p.kind} takes {q.model}")
+        q = kind_params
     if scale_input_d and p.dtype not in ("f32", "f16"):
         raise NotImplementedError(f"scale-input-d with a {p.dtype} D (not in the manual) is not executed")
     if scale_input_d:  # the old D times 2^-scale before accumulating (exact in float64; f32/f16 D)
@@ -322,12 +339,14 @@ def _scales(v, p, lay, cimg, ops, rows_a):
     return out[0], out[1].T, p.fields.get("scale_type", "ue8m0")
 
 
-def tmem_mma(v, *, tmem=None, smem=None, smem_origin: int = 0, meta=None, **ops):
-    """The TMEM image after the instruction (a copy; `tmem` is not changed)."""
-    return _run(v, tmem, smem, smem_origin, meta, ops)
+def tmem_mma(v, *, tmem=None, smem=None, smem_origin: int = 0, meta=None, kind_params=None, **ops):
+    """The TMEM image after the instruction (a copy; `tmem` is not changed). `kind_params`
+    (ptxspec.semantics.blockscale.KindParams) replaces the arithmetic of a block-scaled or f8f6f4 kind, e.g.
+    with one of blockscale.ALTERNATIVES (the device harness compares a run with each)."""
+    return _run(v, tmem, smem, smem_origin, meta, ops, kind_params)
 
 
-def _run(v, tmem_img, smem, smem_origin, meta, ops):
+def _run(v, tmem_img, smem, smem_origin, meta, ops, kind_params=None):
     spec = v.spec
     names = {o.name for o in v.operands}
     unknown = sorted(set(ops) - names)
@@ -404,7 +423,8 @@ def _run(v, tmem_img, smem, smem_origin, meta, ops):
         dbits = spec.types[p.dtype].bits
         c = (raw & np.uint32((1 << dbits) - 1)).astype(np.uint64) if enable else np.zeros(raw.shape, np.uint64)
         sfa, sfb, stype = _scales(v, p, lay, cimg, ops, rows) if p.scaled else (None, None, None)
-        d = _compute(spec, p, a, b, c, kept, sfa, sfb, stype, int(ops.get("scale_input_d", 0)) if enable else 0)
+        d = _compute(spec, p, a, b, c, kept, sfa, sfb, stype, int(ops.get("scale_input_d", 0)) if enable else 0,
+                     kind_params)
         keep = mask[cta][lane]  # lanes the mask disables keep their old D
         new = np.where(keep, raw, d.astype(np.uint32))
         (out[cta] if p.cta == 2 else out)[lane, col] = new

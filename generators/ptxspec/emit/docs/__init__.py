@@ -40,6 +40,17 @@ NUMERICS_MEANS = {
     "campaign here ran this instruction",
     "no arithmetic: ptxas emits no product for it on any target": "ptxas accepts the form but the code it "
     "generates computes nothing (D is a constant) on every target: the executor refuses it",
+    "modelled (MMA-Sim measured this form on sm_120a; zeros: the H100 rule); not run on hardware": "the "
+    "executor's model is MMA-Sim's, which MMA-Sim compared bit for bit with an RTX Blackwell (sm_120a) running "
+    "this form; zeros enter the alignment as an H100 campaign measured, not as MMA-Sim's code has them (its "
+    "rules are named alternatives); no campaign here ran it",
+    "modelled (MMA-Sim's sm_120a rule; this form not measured; zeros: the H100 rule); not run on hardware": "the "
+    "executor applies MMA-Sim's sm_120a model to a form (types, scale vector or sparsity) MMA-Sim did not measure; "
+    "zeros as an H100 campaign measured them; no campaign here ran it",
+    "modelled (MMA-Sim's sm_100a model; measured there in part; zeros: the H100 rule); not run on hardware": "the "
+    "instruction descriptor picks the types at run time; the executor takes MMA-Sim's sm_100a model of the kind "
+    "(its sm_120a one), which MMA-Sim measured on sm_100a for some of the kind's types and scale "
+    "forms; zeros as an H100 campaign measured them; no campaign here ran it",
     "no model": "no arithmetic model yet: the executor refuses it",
 }
 
