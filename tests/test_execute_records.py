@@ -60,8 +60,8 @@ def test_records_cover_their_variants(spec):
 
 def test_every_h100_variant_is_recorded(spec):
     """Each variant the H100 runs (Variant.hardware == "H100") that computes a product has records."""
-    from ptxspec.semantics.meanings import numerics as nm
-    from ptxspec.semantics.meanings import numerics_status
+    from ptxspec.semantics import numerics as nm
+    from ptxspec.semantics import numerics_status
     have = numerics_status.measured(spec)
     missing = sorted(v.id for v in spec.variants
                      if nm.computes_product(v) and v.hardware == "H100" and v.id not in have)
@@ -95,7 +95,7 @@ def test_every_recorded_case_replays(replayed):
 
 def test_a_changed_model_is_caught(spec):
     """The replay is sensitive: one fraction bit less in the alignment changes recorded digests."""
-    from ptxspec.semantics.meanings import numerics as nm
+    from ptxspec.semantics import numerics as nm
     vid = "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16:reg"
     k = next(k for _, doc in _docs() for k in doc["kernels"] if k["variant"] == vid and k["imm"].get("imm_scale_a") == 1)
     v = G.variant_of(spec, k["variant"])
@@ -120,7 +120,7 @@ def test_the_followup_models_are_pinned(spec, vid, other):
     """The alternatives the follow-up campaign refuted change recorded hardware digests."""
     from dataclasses import replace
 
-    from ptxspec.semantics.meanings import numerics as nm
+    from ptxspec.semantics import numerics as nm
     k = next(k for _, doc in _docs() for k in doc["kernels"] if k["variant"] == vid)
     v = G.variant_of(spec, vid)
     kinds = {"f16.f16.f16.f16": (3, 8), "f16.f32": (3,)}.get(next((t for t in ("f16.f16.f16.f16", "f16.f32")
@@ -151,5 +151,5 @@ def test_mmasim_mains_zero_rule_is_refuted_by_the_records(spec, monkeypatch):
         z = [fields.Fields(f.neg, f.mag, np.where((f.mag == 0) & (f.special == 0), -126, f.exp), f.special, f.mbits)
              for f in (fa, fb)]
         return step(spec_, z[0], z[1], fc, out_type, F, mode, keep, -126, kept, zeros="fields")
-    monkeypatch.setattr(nm, "fdpa_step", mmasim_main)
+    monkeypatch.setattr(fdpa, "fdpa_step", mmasim_main)
     assert all_cases() != k["all_cases"]

@@ -24,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from ptxspec.model.spec import ptx_text as asm
+from ptxspec.model import ptx_text as asm
 from ptxspec.model.isa import Version
 from ptxspec.oracle import ptxas
 

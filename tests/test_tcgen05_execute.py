@@ -403,11 +403,10 @@ def test_a_spec_without_the_instruction_descriptor_builds(tmp_path):
 def test_a_measured_tcgen05_variant_keeps_its_row_and_shows_the_measurement(monkeypatch):
     """A campaign record for a descriptor-selected variant (none exists yet: no sm_100a GPU) must
     show in numerics_status as measured, not vanish or stay 'not run on hardware'."""
-    from ptxspec.semantics import numerics
     from ptxspec.semantics import numerics_status
     v = variant("tcgen05.mma", "desc", cta_group="cta_group::1", kind="kind::f16")
     record = {"cases": 3, "outputs": 300, "mismatches": 0, "date": "2026-11-26", "campaign": "made-up"}
-    monkeypatch.setattr(numerics, "measured", lambda spec: {v.id: record})
+    monkeypatch.setattr(numerics_status, "measured", lambda spec: {v.id: record})
     rows = {r[0]: r for r in numerics_status.status_rows(SPEC)}
     assert rows[v.id][3:10] == ("bit-exact", 3, 300, 0, "1.000000000", "2026-11-26", "made-up")
     assert rows[v.id][1]  # its models are still named

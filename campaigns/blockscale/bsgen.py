@@ -56,8 +56,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(ROOT / "generators"))
 import ptxspec  # noqa: E402
 from common import splitmix  # noqa: E402
-from ptxspec.semantics.meanings import blockscale as bs  # noqa: E402
-from ptxspec.semantics.meanings import sparse as sparse_mod  # noqa: E402
+from ptxspec.semantics import blockscale as bs# noqa: E402
+from ptxspec.semantics import sparse as sparse_mod# noqa: E402
 from ptxspec.semantics.execute import execute_kind  # noqa: E402
 from ptxspec.semantics.numerics import computes_product  # noqa: E402
 

@@ -118,9 +118,9 @@ def _codes(spec, tname, shape, flavour, rng, width):
 def build_case(spec, i, flavour):
     """(variant, operands for Variant.execute, TMEM image (128, 512) or, for a CTA pair, (2, 128, 512),
     shared-memory image bytes: one SMEM block per CTA)."""
-    from ptxspec.model.spec import descriptors as D
-    from ptxspec.model.spec import tmem
-    from ptxspec.semantics.meanings import tmem_mma
+    from ptxspec.model import descriptors as D
+    from ptxspec.model import tmem
+    from ptxspec.semantics import tmem_mma
     inst, form, q, fields = CASES[i]
     v = variant(spec, inst, form, q)
     rng = np.random.default_rng(1000 + 2 * i + FLAVOURS.index(flavour) if flavour in FLAVOURS else 5000 + i)
@@ -143,9 +143,9 @@ def build_case(spec, i, flavour):
 def _cta_images(spec, v, p, lay, form, fields, flavour, rng, ops):
     """One CTA's TMEM image and shared memory: its rows of A, its N / CTAs columns of B, its D,
     scale factors and metadata; the operand addresses (the same in every CTA) go into ops."""
-    from ptxspec.model.spec import smem as S
-    from ptxspec.model.spec import tmem
-    from ptxspec.semantics.meanings import tmem_mma
+    from ptxspec.model import smem as S
+    from ptxspec.model import tmem
+    from ptxspec.semantics import tmem_mma
     width = tmem_mma._container_bits(v, p.kind)
     abits, bbits = max(width, spec.types[p.atype].bits), max(width, spec.types[p.btype].bits)
     img = np.zeros((128, 512), np.uint32)
