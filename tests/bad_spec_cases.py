@@ -1033,17 +1033,6 @@ case("descriptor_unstated_unknown_kind",
      {_IDESC: edit_real(_IDESC, (_UNSTATED, "  kind::t16: >"))},
      [(_IDESC, "kind::t16: >", "unstated: 'kind::t16' is not a value of axis kind")])
 
-_UNSTATED = "  kind::ti16: >"
-case("descriptor_unstated_kind_with_a_layout",
-     "A kind listed as unstated (no layout known, with the reason numerics_status shows) that has a layout: "
-     "the spec would say both.",
-     {_IDESC: edit_real(_IDESC, (_UNSTATED, '  kind::f16: "no layout"\n' + _UNSTATED))},
-     [(_IDESC, 'kind::f16: "no layout"', "unstated: 'kind::f16' has a layout (dense)")])
-case("descriptor_unstated_unknown_kind",
-     "An unstated selector value that is no value of the selector axis (a typo of kind::ti16).",
-     {_IDESC: edit_real(_IDESC, (_UNSTATED, "  kind::t16: >"))},
-     [(_IDESC, "kind::t16: >", "unstated: 'kind::t16' is not a value of axis kind")])
-
 # Names the artifacts key their rows by, given twice: validate accepted each, and the build ended in
 # exit 3 (an IntegrityError on the database's key, or two figures under one name) or silently kept one.
 _SMEM = "smem/wgmma.yaml"
