@@ -60,7 +60,6 @@ def test_records_cover_their_variants(spec):
 
 def test_every_h100_variant_is_recorded(spec):
     """Each variant the H100 runs (Variant.hardware == "H100") that computes a product has records."""
-    from ptxspec.semantics import numerics as nm
     from ptxspec.semantics import numerics_status
     have = numerics_status.measured(spec)
     missing = sorted(v.id for v in spec.variants
@@ -95,7 +94,6 @@ def test_every_recorded_case_replays(replayed):
 
 def test_a_changed_model_is_caught(spec):
     """The replay is sensitive: one fraction bit less in the alignment changes recorded digests."""
-    from ptxspec.semantics import numerics as nm
     vid = "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16:reg"
     k = next(k for _, doc in _docs() for k in doc["kernels"] if k["variant"] == vid and k["imm"].get("imm_scale_a") == 1)
     v = G.variant_of(spec, k["variant"])
@@ -120,7 +118,6 @@ def test_the_followup_models_are_pinned(spec, vid, other):
     """The alternatives the follow-up campaign refuted change recorded hardware digests."""
     from dataclasses import replace
 
-    from ptxspec.semantics import numerics as nm
     k = next(k for _, doc in _docs() for k in doc["kernels"] if k["variant"] == vid)
     v = G.variant_of(spec, vid)
     kinds = {"f16.f16.f16.f16": (3, 8), "f16.f32": (3,)}.get(next((t for t in ("f16.f16.f16.f16", "f16.f32")

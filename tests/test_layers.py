@@ -92,11 +92,11 @@ def _package_edges(module: str):
 
 
 def _face_edges():
-    """The face's lazy table: `PUBLIC` in ptxspec/__init__.py (module -> names)."""
+    """The face's lazy table (ptxspec/__init__.py): its `__all__`, given by ptxspec.api."""
     for node in TREES["ptxspec"].body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PUBLIC":
-            return {f"ptxspec.{k}": v for k, v in ast.literal_eval(node.value).items()}
-    raise AssertionError("ptxspec/__init__.py has no PUBLIC table")
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "__all__":
+            return {"ptxspec.api": [n for n in ast.literal_eval(node.value) if n != "__version__"]}
+    raise AssertionError("ptxspec/__init__.py has no __all__")
 
 
 def graph() -> dict[str, set[str]]:

@@ -15,14 +15,15 @@ from typing import TYPE_CHECKING
 
 import lazy_loader
 
-from ptxspec.core.version import __version__
+from ptxspec.core.version import __version__  # noqa: F401 (a public name)
+
+__all__ = ["load", "database_of", "Spec", "Variant", "SpecError", "values", "tmem", "descriptors", "smem", "sparse",
+           "blockscale", "__version__"]
 
 #: module of the package -> the public names it gives
-PUBLIC = {"api": ["load", "database_of", "Spec", "Variant", "SpecError", "values", "tmem", "descriptors", "smem",
-                  "sparse", "blockscale"]}
+PUBLIC = {"api": [name for name in __all__ if name != "__version__"]}
 
-__getattr__, __dir__, _lazy = lazy_loader.attach(__name__, submod_attrs=PUBLIC)
-__all__ = [*_lazy, "__version__"]
+__getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs=PUBLIC)
 
 if TYPE_CHECKING:
     from ptxspec.api import (Spec, SpecError, Variant, blockscale, database_of, descriptors, load,  # noqa: F401

@@ -10,6 +10,7 @@ sqlite-utils.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import lazy_loader
 
@@ -23,8 +24,12 @@ from ptxspec.model.variant import Variant
 from ptxspec.query.database import Database
 from ptxspec.semantics import blockscale, sparse
 
-resolve = lazy_loader.load("ptxspec.loading.resolve", suppress_warning=True)  # imported on a cache miss
-search = lazy_loader.load("ptxspec.query.search", suppress_warning=True)  # imported by the first Spec.query
+if TYPE_CHECKING:
+    from ptxspec.loading import resolve
+    from ptxspec.query import search
+else:
+    resolve = lazy_loader.load("ptxspec.loading.resolve", suppress_warning=True)  # imported on a cache miss
+    search = lazy_loader.load("ptxspec.query.search", suppress_warning=True)  # imported by the first Spec.query
 
 #: the public names: functions and classes, and the tool modules the README and their docstrings
 #: show as `ptxspec.<name>` (typed values, tensor memory, the instruction descriptor, shared memory,

@@ -12,9 +12,13 @@ import gc
 import importlib
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ptxspec.cli.usage import UsageError
 from ptxspec.core.paths import DataNotFound, default_spec_dir
+
+if TYPE_CHECKING:  # annotations only: the query command never imports it
+    from ptxspec.core.errors import SpecError
 from ptxspec.core.version import __version__
 
 #: command -> (module of ptxspec.cli, function)
@@ -23,7 +27,7 @@ COMMANDS = {"validate": ("build_command", "cmd_validate"), "build": ("build_comm
             "diff": ("diff_command", "cmd_diff"), "render": ("render_command", "cmd_render")}
 
 
-def _SpecErrors() -> tuple[type[BaseException], ...]:
+def _SpecErrors() -> tuple[type[SpecError], ...]:
     """SpecError, where a command has imported it (it lives with the loader: the query command never
     imports it, and cannot raise it)."""
     errors = sys.modules.get("ptxspec.core.errors")

@@ -188,7 +188,7 @@ def encode(spec, selector: str, *, family: str = "tcgen05", name: str = "idesc",
     word = 0
     named: dict = {}
     for f in lay.fields:
-        if f.what == "reserved":
+        if f.reserved is not None:  # a reserved field: always its value
             word |= f.reserved << f.lsb
             continue
         value = values.get(f.name, _default(f, selector))

@@ -108,6 +108,8 @@ def product(v, idesc: int) -> Product:
     if shapes is None or f["m"] not in shapes[0] or f["n"] not in shapes[1]:
         raise ValueError(f"{v.id}: M = {f['m']}, N = {f['n']} is not a legal shape here")
     k = 96 if f.get("k96") else shapes[2]
+    if k is None:
+        raise ValueError(f"{v.id}: the spec gives no K for {kind}")
     scaled = bool(v.qualifiers.get("block_scale"))
     return Product(kind, f["m"], f["n"], k, f["atype"], f["btype"], f.get("dtype", "f32"), sparse, ws, cta, f,
                    scaled, {"kind": kind, "block_scale": v.qualifiers.get("block_scale", "")},
@@ -155,7 +157,7 @@ def products(v) -> list[tuple]:
     codes = {f.name: sorted(f.codes_for(kind)) for f in layout.fields if f.name in ("atype", "btype", "dtype")}
     sparse, ws, cta = _form(v)
     shapes = D.shapes(v.spec, kind, v.qualifiers.get("cta_group", ""), ws, sparse, v.family, desc.name)
-    k = shapes[2] if shapes else 0
+    k = (shapes[2] if shapes else 0) or 0
     scaled = bool(v.qualifiers.get("block_scale"))
     out = []
     for a in codes.get("atype", []):
