@@ -291,6 +291,14 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--severity-overrides", metavar="FILE",
                    help="file of `RULE SEVERITY` lines (RULE may be a glob like isa.*) replacing rules' severities")
     d.add_argument("--list-rules", action="store_true", help="list every rule: id, severity, description")
+    # `ptxspec audit`: one self-contained block (the command lives in ptxspec.audit)
+    au = sub.add_parser("audit", help="check another tool's PTX bindings (CCCL, CuTe, LLVM) against the spec")
+    au.add_argument("peer", choices=("cccl", "cutlass", "llvm"), help="whose bindings")
+    au.add_argument("path", metavar="PATH", nargs="?", help="a checkout (default: the installed nvidia-cuda-cccl or "
+                    "nvidia-cutlass wheel; llvm needs one)")
+    au.add_argument("--format", choices=("text", "json", "markdown", "github"), default="text")
+    au.add_argument("--ptxas", action="store_true", help="adjudicate spelling and guard findings with ptxas")
+    au.add_argument("--family", action="append", metavar="F", help="only this family (repeatable)")
     r = sub.add_parser("render", help="render a Jinja2 template over the model (see ptxspec.render)")
     r.add_argument("template", metavar="TEMPLATE", help="template file (examples/NAME: the checkout's or the "
                    "installed package's example)")
@@ -332,6 +340,11 @@ def cmd_diff(args) -> int:
     return run(args)
 
 
+def cmd_audit(args) -> int:
+    from .audit import cmd_audit as run  # the audit's readers load only for this command
+    return run(args)
+
+
 def _template(name: str) -> str:
     """A template file; `examples/NAME` falls back to the example installed with the package."""
     path = Path(name)
@@ -359,7 +372,7 @@ def cmd_render(args) -> int:
 
 
 COMMANDS = {"validate": cmd_validate, "build": cmd_build, "query": cmd_query, "serve": cmd_serve, "diff": cmd_diff,
-            "render": cmd_render}
+            "render": cmd_render, "audit": cmd_audit}
 
 
 def _spec_error():

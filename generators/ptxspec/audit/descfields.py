@@ -1,0 +1,3 @@
+"""wip"""
+def check(spec, root):
+    return [], 0, []
