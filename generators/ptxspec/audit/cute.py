@@ -62,7 +62,7 @@ def target_macros(spec, root: Path) -> list[tuple[frozenset[str], cpp.Macros]]:
         m = cpp.Macros(cpp.predefined(t))
         for rel, text in texts:
             cpp.run(text, m, (), rel)
-        key = tuple(sorted((k, str(v)) for k, v in m.defs.items() if not k.startswith("__CUDA")))
+        key = tuple(sorted((k, str(v)) for k, v in m.defs.items()))  # nvcc's own macros too: atoms test them
         groups.setdefault(key, (set(), m))[0].add(name)
     return [(frozenset(names), m) for names, m in groups.values()]
 

@@ -48,6 +48,8 @@ def _disputes(spec, guard: Guard, reqs: list[Requirement]) -> tuple[dict, dict]:
         return allowed, forbidden
     for name in spec.sort_targets(spec.targets):
         t = spec.targets[name]
+        if guard.targets is None and not any(r.first_ptx(t) for r in reqs):
+            continue  # a guard that states no targets is compared on the spec's targets only (its PTX version)
         extra, missing = [], []
         for ver in _versions(spec, t):
             peer = guard.allows(name, ver)
