@@ -39,6 +39,7 @@ class Guard:
     targets: frozenset[str] | None
     min_ptx: Version | None
     source: str  # e.g. "#if __cccl_ptx_isa >= 860 + documented SM_100a, SM_110a"
+    only_ptx: Version | None = None  # a peer that states no PTX version is compared at the one its toolkit emits
 
     def allows(self, target: str, ptx: Version) -> bool:
         return (self.targets is None or target in self.targets) and (self.min_ptx is None or ptx >= self.min_ptx)

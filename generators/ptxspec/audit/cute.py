@@ -88,7 +88,8 @@ def read_atoms(spec, root: Path, scope, groups) -> list[Binding]:
         for (blk, stmts), targets in zip(blocks, enabled):
             name = next((n for off, n in reversed(structs) if off < blk.offset), "")
             cond = next((c for off, c in reversed(ifs) if off < blk.offset), "")
-            guard = Guard(frozenset(targets), None, f"#if {cond}" if cond else "no preprocessor condition")
+            guard = Guard(frozenset(targets), None, f"#if {cond}" if cond else "no preprocessor condition",
+                          only_ptx=max(spec.ptx_versions))  # CuTe states no PTX version: nvcc 13.5 emits the newest
             line = line_of(blk.offset)
             out += [Binding("cutlass", rel, line, st.opcode, st.operands, guard, name) for st in stmts]
     return out

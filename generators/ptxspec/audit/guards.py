@@ -36,7 +36,7 @@ def _versions(spec, target) -> list[Version]:
 def disputes(spec, guard: Guard, reqs: list[Requirement], cache: dict) -> tuple[dict, dict]:
     """(allowed, forbidden): target -> versions the peer allows and the spec does not (and the
     reverse), for every target of the spec's ISA (computed once per guard and requirements)."""
-    key = (guard.targets, guard.min_ptx, tuple(reqs))
+    key = (guard.targets, guard.min_ptx, guard.only_ptx, tuple(reqs))
     if key not in cache:
         cache[key] = _disputes(spec, guard, reqs)
     return cache[key]
@@ -52,6 +52,8 @@ def _disputes(spec, guard: Guard, reqs: list[Requirement]) -> tuple[dict, dict]:
             continue  # a guard that states no targets is compared on the spec's targets only (its PTX version)
         extra, missing = [], []
         for ver in _versions(spec, t):
+            if guard.only_ptx is not None and ver != guard.only_ptx:
+                continue
             peer = guard.allows(name, ver)
             ours = any(r.valid(t, ver) for r in reqs)
             if peer and not ours:
