@@ -2,7 +2,7 @@
 
 Full build <= 3 s, `ptxspec validate` <= 1 s, a query <= 5 ms in process, every `ptxspec query` in
 every format <= 150 ms end to end (`python3 tests/bench.py --cli` for those alone), the database
-built in <= 1 s.
+built in <= 1 s, `ptxspec audit cccl|cutlass` <= 10 s each without --ptxas (`--audit` for those alone).
 """
 import os
 import statistics
@@ -63,6 +63,7 @@ def main():
     for path in sorted((ROOT / "generated").glob("ptxspec.*")):
         print(f"{'size of generated/' + path.name:45s} {path.stat().st_size / 1e6:9.2f} MB")
     executor_bench(spec)
+    audit_bench()
 
 
 WG = "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"
@@ -163,8 +164,23 @@ def executor_bench(spec):
     print(f"{'numpy float64 matmul, same batch':45s} {t_f64 * 1000:9.2f} ms  (executor / numpy = {t_exec / t_f64:.2f})")
 
 
+def audit_bench(repeat=3):
+    """`ptxspec audit` end to end without --ptxas (issue 32: <= 10 s each), beside the yardstick Y
+    (python3 -c 'sum(i*i for i in range(10**7))') measured in the same run."""
+    y = timed(lambda: subprocess.run([sys.executable, "-c", "sum(i*i for i in range(10**7))"], check=True),
+              repeat=repeat)
+    print(f"\n{'yardstick Y (sum of squares, 10**7)':45s} {y * 1000:9.2f} ms (median)")
+    for peer in ("cccl", "cutlass"):
+        argv = [sys.executable, "-m", "ptxspec", "audit", peer]
+        secs = timed(lambda argv=argv: subprocess.run(argv, capture_output=True), repeat=repeat)
+        print(f"{'ptxspec audit ' + peer + ' (CLI, end to end)':45s} {secs * 1000:9.2f} ms (median) = {secs / y:.1f} Y "
+              f"({'within' if secs <= 10 else 'OVER'} 10 s)")
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--cli"]:  # only the end-to-end query timings
         cli_bench()
+    elif sys.argv[1:] == ["--audit"]:  # only the audits' timings
+        audit_bench()
     else:
         main()

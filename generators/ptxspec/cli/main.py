@@ -24,7 +24,8 @@ from ptxspec.core.version import __version__
 #: command -> (module of ptxspec.cli, function)
 COMMANDS = {"validate": ("build_command", "cmd_validate"), "build": ("build_command", "cmd_build"),
             "query": ("query_command", "cmd_query"), "serve": ("serve_command", "cmd_serve"),
-            "diff": ("diff_command", "cmd_diff"), "render": ("render_command", "cmd_render")}
+            "diff": ("diff_command", "cmd_diff"), "render": ("render_command", "cmd_render"),
+            "audit": ("audit_command", "cmd_audit")}
 
 
 def _SpecErrors() -> tuple[type[SpecError], ...]:
@@ -86,6 +87,13 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--severity-overrides", metavar="FILE",
                    help="file of `RULE SEVERITY` lines (RULE may be a glob like isa.*) replacing rules' severities")
     d.add_argument("--list-rules", action="store_true", help="list every rule: id, severity, description")
+    au = sub.add_parser("audit", help="check another tool's PTX bindings (CCCL, CuTe, LLVM) against the spec")
+    au.add_argument("peer", choices=("cccl", "cutlass", "llvm"), help="whose bindings")
+    au.add_argument("path", metavar="PATH", nargs="?", help="a checkout (default: the installed nvidia-cuda-cccl or "
+                    "nvidia-cutlass wheel; llvm needs one)")
+    au.add_argument("--format", choices=("text", "json", "markdown", "github"), default="text")
+    au.add_argument("--ptxas", action="store_true", help="adjudicate spelling and guard findings with ptxas")
+    au.add_argument("--family", action="append", metavar="F", help="only this family (repeatable)")
     r = sub.add_parser("render", help="render a Jinja2 template over the model (see ptxspec.emit.user_template)")
     r.add_argument("template", metavar="TEMPLATE", help="template file (examples/NAME: the checkout's or the "
                    "installed package's example)")
