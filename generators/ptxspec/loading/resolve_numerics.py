@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from ptxspec.core.errors import did_you_mean
+from ptxspec.model import predicates
 from ptxspec.loading.context import Context
 from ptxspec.loading.tree import Document
 from ptxspec.model.arithmetic import NumericsRule
@@ -21,7 +22,9 @@ def resolve_numerics(ctx: Context, docs: list[Document], families: dict[str, Fam
     for doc in docs:
         for i, r in enumerate(doc.data["rules"]):
             pos, ok = doc.data["rules"].at(i), True
-            for key in r["when"]:
+            for key, test in r["when"].items():
+                if (why := predicates.problem(test)) is not None:
+                    ctx.p.add(r["when"].at(key), f"when {key}: {why}")
                 if key not in fields:
                     ctx.p.add(r["when"].at(key), f"a rule cannot test {key!r}{did_you_mean(key, fields)}")
                     ok = False
@@ -57,6 +60,8 @@ def check_rules_used(ctx: Context, spec) -> None:
             names.setdefault(a.name, {""}).update(a.values)
     for r in spec.numerics:
         for key, want in r.when.items():
+            if isinstance(want, dict):  # {not: ...}: the values it names; bounds name none
+                want = want.get("not", [])
             for x in (want if isinstance(want, list) else [want]):
                 if key in names and x not in names[key]:
                     known = sorted(map(str, names[key]))

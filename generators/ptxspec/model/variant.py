@@ -273,7 +273,8 @@ class Variant:
             "form": self.form, "m": self.m, "n": self.n, "k": self.k,
             "atype": self.atype, "btype": self.btype, "ctype": self.ctype, "dtype": self.dtype,
             "satfinite": self.satfinite, "op": self.op, "sparse": self.sparse,
-            **{q: self.qualifiers[q] for q in self.spec.families[self.family].axes if q in self.qualifiers},
+            # every qualifier axis of the family, '' where the opcode has none: one set of keys per family
+            **{q: self.qualifiers.get(q, "") for q, a in self.spec.families[self.family].axes.items() if not a.option},
             "min_ptx": self.min_ptx, "targets": self.targets,
             **({"until_ptx": str(self.requirement.until_ptx)} if self.requirement.until_ptx else {}),
             "requires": self.requirement.as_data(order),

@@ -42,6 +42,8 @@ import hashlib
 import importlib
 from dataclasses import dataclass, replace
 
+from ptxspec.model import predicates
+
 __all__ = ["MODELS", "NumericsParams", "params", "rule_of", "rule_matches", "computes_product"]
 
 
@@ -75,15 +77,9 @@ RULE_FIELDS = ("family", "instruction", "m", "n", "k", "atype", "btype", "ctype"
 
 
 def rule_matches(when: dict, variant) -> bool:
-    """Each key of `when` equals the variant's field (a list: contains it); absent axes are ''."""
-    for key, want in when.items():
-        have = getattr(variant, key) if key in RULE_FIELDS else variant.qualifiers.get(key, "")
-        if isinstance(want, list):
-            if have not in want:
-                return False
-        elif have != want:
-            return False
-    return True
+    """The variant passes every test of `when` (ptxspec.model.predicates); an axis it lacks is ''."""
+    fields = {key: getattr(variant, key) if key in RULE_FIELDS else variant.qualifiers.get(key, "") for key in when}
+    return predicates.matches(when, fields)
 
 
 def computes_product(variant) -> bool:
