@@ -278,7 +278,7 @@ class VariantExpander:
                                f"{MAX_REGISTERS} registers", cause=("regs", mat, regs_only[mat]))
                     return None
                 continue
-            lay_name = fill_template(fs.layout, {**values, "form": form})
+            lay_name = fill_template(fs.layout, {**values, "form": form, **bits})  # {abits}: A's element width
             lay = s.layouts.get(lay_name)
             if lay is None:
                 if lay_name not in self.layouts.broken:  # already reported where it is defined
