@@ -248,6 +248,7 @@ class Index:
         used = set()
         for (inst, _), g in self.groups.items():
             shape = g.get("shape")
-            if isinstance(shape, dict) and isinstance(shape.get("n"), str):
-                used.add((fam_of.get(inst), shape["n"]))
+            for one in shape if isinstance(shape, list) else [shape]:  # a shape, or a list of shapes
+                if isinstance(one, dict) and isinstance(one.get("n"), str):
+                    used.add((fam_of.get(inst), one["n"]))
         return used

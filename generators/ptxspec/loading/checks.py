@@ -191,6 +191,9 @@ def _shape_pos(v, dim: str, value) -> Pos:
     if not origins:
         return v.pos
     shape = origins[0].value
+    if isinstance(shape, PosList) and shape:  # several shapes: the first that states this value
+        shape = next((s for s in shape if isinstance(s, PosDict) and isinstance(s.get(dim), list)
+                      and value in s[dim]), shape[0])
     node = shape.get(dim) if isinstance(shape, PosDict) else None
     if dim == "n" and isinstance(node, str) and len(origins) > 1:  # a named n_set of the family
         node = origins[1].value

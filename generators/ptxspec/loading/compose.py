@@ -101,7 +101,7 @@ class Composer:
         if isinstance(node, list):
             out, where = PosList(), []
             for i, item in enumerate(node):
-                if isinstance(item, dict) and set(item) == {USE}:
+                if isinstance(item, dict) and set(item) == {USE} and not isinstance(item[USE], list):  # (a list merges)
                     got = self.piece(item[USE], item.at(USE), chain)
                     if isinstance(got, list):  # a list piece: its items take the reference's place
                         out.extend(got)

@@ -18,6 +18,8 @@ from ptxspec.semantics.meanings import SEMANTICS
 
 __all__ = ["InstructionResolver"]
 
+INSTRUCTION = "{instruction}"  # in the prose of `rules`: the name of the instruction stating the rule
+
 
 def _option_use_ok(problems, fam: Family, quals, q: str, axis, options: bool) -> bool:
     """An option axis goes under a group's `options` (with '' among its values), any other under
@@ -69,8 +71,10 @@ class InstructionResolver:
         for g in d["groups"]:  # a group may write its own opcode template
             if "opcode" in g:
                 self.check_template(fam, g, "opcode")
+        # a rule may say {instruction} for the instruction's name: one rule, a piece of the family, serves several
+        rules = [r.replace(INSTRUCTION, d["name"]) for r in d.get("rules", [])]
         inst = Instruction(name=d["name"], family=d["family"], description=d["description"], manual=d.get("manual", ""),
-                           opcode=d["opcode"], rules=list(d.get("rules", [])), requirement=base, pos=d.pos,
+                           opcode=d["opcode"], rules=rules, requirement=base, pos=d.pos,
                            path=doc.path, semantics=d["semantics"])
         s.instructions[inst.name] = inst
         refinements = [self.refinement(fam, r, Origin(d["refinements"], i))
@@ -251,18 +255,23 @@ class InstructionResolver:
         return True
 
     def shapes(self, fam, g):
+        """The group's (m, n, k): the cross product of its shape's lists, or, for a list of shapes
+        (the shapes one row of the manual names), the union of theirs."""
         shape = g.get("shape")
         if shape is None:
             return [(None, None, None)]
-        n_spec = shape["n"]
-        if isinstance(n_spec, str):
-            if n_spec not in fam.n_sets:
-                self.p.add(shape.at("n"), f"unknown n_set {n_spec!r}{did_you_mean(n_spec, fam.n_sets)}")
-                return None
-            ns = fam.n_sets[n_spec]
-        else:
-            ns = list(n_spec)
-        return [(m, n, k) for m in shape["m"] for n in ns for k in shape.get("k", [None])]
+        out = []
+        for one in shape if isinstance(shape, list) else [shape]:
+            n_spec = one["n"]
+            if isinstance(n_spec, str):
+                if n_spec not in fam.n_sets:
+                    self.p.add(one.at("n"), f"unknown n_set {n_spec!r}{did_you_mean(n_spec, fam.n_sets)}")
+                    return None
+                ns = fam.n_sets[n_spec]
+            else:
+                ns = list(n_spec)
+            out += [(m, n, k) for m in one["m"] for n in ns for k in one.get("k", [None])]
+        return out
 
     def type_combos(self, g, product: bool = True):
         types = g.get("types")
@@ -300,8 +309,9 @@ class InstructionResolver:
     def group_sources(self, fam, d, g, template_origin, req_origin, sparsity) -> dict[str, tuple[Origin, ...]]:
         shape = g.get("shape")
         shape_src: tuple[Origin, ...] = (Origin(g, "shape"),) if shape is not None else ()
-        if shape is not None and isinstance(shape["n"], str) and shape["n"] in fam.n_sets:
-            shape_src += (Origin(self.family_docs[fam.name]["n_sets"], shape["n"]),)
+        for one in shape if isinstance(shape, list) else [shape] if shape is not None else []:
+            if isinstance(one["n"], str) and one["n"] in fam.n_sets:
+                shape_src += (Origin(self.family_docs[fam.name]["n_sets"], one["n"]),)
         sources = {
             "opcode": (template_origin,),
             "shape": shape_src,

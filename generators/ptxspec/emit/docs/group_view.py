@@ -16,10 +16,32 @@ if TYPE_CHECKING:  # annotations only: a family view holds its groups
 from ptxspec.emit.docs.tables import Table, qualifiers, variant_table
 
 
+def _shape_name(v) -> str:
+    return f"m{v.m}n{v.n}" + (f"k{v.k}" if v.k else "")
+
+
+def _several_shapes(vs) -> bool:
+    """Whether the variants' shapes are no cross product of their M, N and K (a group of several
+    shapes, those of one manual row), so that a shape names them where the lists would not."""
+    got = {(v.m, v.n, v.k) for v in vs if v.m}
+    return len(got) < len({v.m for v in vs if v.m}) * len({v.n for v in vs if v.m}) * len({v.k for v in vs if v.m})
+
+
 def _regs_text(ops) -> str:
     counts = sorted({o.regs for _, o in ops})
     if len(counts) == 1:
         return str(counts[0])
+    if _several_shapes([v for v, _ in ops]):  # the count per element type, per shape, or per both
+        for key in (lambda v, o: o.element_type, lambda v, o: _shape_name(v),
+                    lambda v, o: f"{_shape_name(v)} {o.element_type}"):
+            per = defaultdict(set)
+            for v, o in ops:
+                per[key(v, o)].add(o.regs)
+            if all(len(c) == 1 for c in per.values()):
+                by_count: dict[int, list[str]] = {}
+                for what, c in per.items():
+                    by_count.setdefault(next(iter(c)), []).append(what)
+                return ", ".join(f"{n} ({', '.join(whats)})" for n, whats in by_count.items())
     if len({v.n for v, _ in ops}) == 1:  # one shape: the count per element type
         per_type = {o.element_type: o.regs for _, o in ops}
         if len(per_type) == len(counts) and all(per_type.values()):
@@ -74,6 +96,11 @@ class GroupView:
         if not self.v0.m:
             return None
         return {a: sorted({getattr(v, a) for v in self._vs if getattr(v, a)}) for a in ("m", "n", "k")}
+
+    @cached_property
+    def shapes(self) -> list[str]:
+        """The shapes of a group of several shapes (no cross product of its M, N and K), in spec order."""
+        return list(dict.fromkeys(_shape_name(v) for v in self._vs)) if _several_shapes(self._vs) else []
 
     @cached_property
     def types(self) -> list[str]:
