@@ -1093,7 +1093,7 @@ case("refinement_leaves_variant_nowhere",
      "tcgen05.mma.ws's sm_100f alternative deleted (fuzz seed 23, tree 104355): kind::ti16's refinement to "
      "the sm_107f family then left its variants valid on no target; validate accepted them and the build "
      "died drawing their requirement table (min() of nothing).",
-     {_WS: edit_real(_WS, ('requires: {use: mma_targets}', 'requires:\n  - {ptx: "8.6", targets: sm_100a}\n'
+     {_WS: edit_real(_WS, ('requires: {use: targets}', 'requires:\n  - {ptx: "8.6", targets: sm_100a}\n'
                                                              '  - {ptx: "9.0", targets: {family: sm_110f}}'))},
      [(_WS, '  - when: {kind: "kind::ti16"}',
        "this refinement leaves tcgen05.mma.ws.cta_group::1.kind::ti16 valid on no target")])

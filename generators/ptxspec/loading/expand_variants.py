@@ -75,6 +75,7 @@ class GroupPlan:
     fragments: dict[str, FragmentSpec]
     sources: dict[str, tuple[Origin, ...]] = field(default_factory=dict)
     options: dict[str, list[str]] = field(default_factory=dict)  # option axis -> values
+    fragments_taken: set[str] = field(default_factory=set)  # the matrices some variant's operands take
 
 
 def _nowhere(p, r: Refinement, what: str) -> None:
@@ -148,6 +149,9 @@ class VariantExpander:
         if excluded and not made:
             self.p.add(plan.pos, f"the rules (refinements with `exclude`) exclude every variant of group "
                        f"{g['name']!r}: drop the group, or the rule")
+        for mat in sorted(set(plan.fragments) - plan.fragments_taken if made else ()):
+            self.p.add(plan.fragments[mat].node.pos, f"group {g['name']!r} maps matrix {mat!r}, which no operand of "
+                       "its variants takes")
 
     def variant(self, plan: GroupPlan, refinements, shape, types, sat, op, form, qdict) -> Variant | None:
         s, g = self.spec, plan.node
@@ -183,7 +187,13 @@ class VariantExpander:
             options.update(r.options)
             ptxas_only = r.ptxas_only or ptxas_only
         options, option_template = option_requirements(plan, options, refinements, fields, values, req, self.p)
-        layouts = self.fragment_layouts(plan, values, form, shape, types)
+        nodes = [o for o in plan.signature if (not o.get("forms") or form in o["forms"])
+                 and ("when" not in o or predicates.matches(o["when"], fields))]
+        # a group's fragments map the matrices its operands take: those this variant's operands
+        # take (a group of .pack and plain loads gives both; each variant maps its own)
+        taken = {o.get("matrix") for o in nodes} & set(plan.fragments)
+        plan.fragments_taken.update(taken)
+        layouts = self.fragment_layouts(plan, values, form, shape, types, taken)
         if layouts is None:
             return None
         fl, regs_only = layouts
@@ -195,8 +205,6 @@ class VariantExpander:
         mats = s.families[plan.inst.family].matrices
         ctx = OperandContext(s.types, {mat: by_field[dims.type_field] for mat, dims in mats.items()}, fl, regs_only,
                              plan.sparsity)
-        nodes = [o for o in plan.signature if (not o.get("forms") or form in o["forms"])
-                 and ("when" not in o or predicates.matches(o["when"], fields))]
         names = [o["name"] for o in nodes]
         if len(set(names)) < len(names):
             twin = next(n for i, n in enumerate(names) if n in names[:i])
@@ -257,7 +265,7 @@ class VariantExpander:
             hit = self._targets_src[targets] = tuple(self.target_origins[t] for t in self.spec.sort_targets(targets))
         return hit
 
-    def fragment_layouts(self, plan: GroupPlan, values, form, shape, types):
+    def fragment_layouts(self, plan: GroupPlan, values, form, shape, types, taken):
         """({matrix: (layout, element bits, shape)}, {matrix: register count} for matrices without
         a map), or None after reporting a problem."""
         s = self.spec
@@ -266,6 +274,8 @@ class VariantExpander:
         shape_env = dict(M=m or 0, N=n or 0, K=k or 0)
         fl, regs_only = {}, {}
         for mat, fs in plan.fragments.items():
+            if mat not in taken:
+                continue
             if fs.layout is None:  # the register count is known, the map is not (see the group)
                 try:
                     regs_only[mat] = int(fs.regs(**shape_env, **{x: bits.get(x, 0) for x in
