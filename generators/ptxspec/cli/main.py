@@ -25,7 +25,7 @@ from ptxspec.core.version import __version__
 COMMANDS = {"validate": ("build_command", "cmd_validate"), "build": ("build_command", "cmd_build"),
             "query": ("query_command", "cmd_query"), "serve": ("serve_command", "cmd_serve"),
             "diff": ("diff_command", "cmd_diff"), "render": ("render_command", "cmd_render"),
-            "audit": ("audit_command", "cmd_audit")}
+            "audit": ("audit_command", "cmd_audit"), "explain": ("explain_command", "cmd_explain")}
 
 
 def _SpecErrors() -> tuple[type[SpecError], ...]:
@@ -87,6 +87,13 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--severity-overrides", metavar="FILE",
                    help="file of `RULE SEVERITY` lines (RULE may be a glob like isa.*) replacing rules' severities")
     d.add_argument("--list-rules", action="store_true", help="list every rule: id, severity, description")
+    e = sub.add_parser("explain", help="where each fact of a variant is written (file:line)",
+                       description="For one variant: its opcode template, shape, types, each qualifier, option, "
+                       "requirement clause and rule, each operand and register count, each map, its numerics rule "
+                       "and the errata it cites, each with the file:line:col that states it.")
+    e.add_argument("opcode", metavar="OPCODE", help="the variant's opcode (qualifiers in any order ptxas accepts) or id")
+    e.add_argument("--form", metavar="FORM", help="operand form, with an opcode that has several")
+    e.add_argument("--format", choices=("text", "json"), default="text")
     au = sub.add_parser("audit", help="check another tool's PTX bindings (CCCL, CuTe, LLVM) against the spec")
     au.add_argument("peer", choices=("cccl", "cutlass", "llvm"), help="whose bindings")
     au.add_argument("path", metavar="PATH", nargs="?", help="a checkout (default: the installed nvidia-cuda-cccl or "

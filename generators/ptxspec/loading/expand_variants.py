@@ -228,8 +228,8 @@ class VariantExpander:
         req = self.shared(req, lambda: req)
         sources = self.shared(("sources", id(plan), tuple(id(r) for r in matched), req.targets,
                                tuple((mat, lay.name) for mat, (lay, _, _) in fl.items()),
-                               tuple(o.scale_map for o in operands if o.scale_map)),
-                              lambda: self.sources(plan, matched, req, fl, operands))
+                               tuple(o.scale_map for o in operands if o.scale_map), tuple(id(o) for o in nodes)),
+                              lambda: self.sources(plan, matched, req, fl, operands, nodes))
         # a qualifier the opcode lacks is no qualifier of it; the rest in the family's axis order
         rank = {q: i for i, q in enumerate(s.families[plan.inst.family].axes)}
         qdict = {q: qdict[q] for q in sorted(qdict, key=lambda q: rank.get(q, len(rank))) if qdict[q]}
@@ -246,11 +246,19 @@ class VariantExpander:
             ptxas_only=ptxas_only, hardware_note=" ".join(g.get("hardware_note", "").split()),
             options=options, option_template=option_template, sources=sources)
 
-    def sources(self, plan: GroupPlan, matched, req, fl, operands) -> dict[str, tuple[Origin, ...]]:
-        """The YAML nodes that determined a variant's fields (Variant.sources)."""
+    def sources(self, plan: GroupPlan, matched, req, fl, operands, nodes) -> dict[str, tuple[Origin, ...]]:
+        """The YAML nodes that determined a variant's fields (Variant.sources); `rules` the
+        refinements that matched it, `qualifier.<axis>`, `option.<axis>` and `operand.<name>` the
+        nodes that state each one (`ptxspec explain` lists them)."""
         g = plan.node
         sources = dict(plan.sources)
         sources["requirement"] = plan.sources["requirement"] + tuple(matched) + self.targets_source(req.targets)
+        sources["rules"] = tuple(matched)
+        for key in ("qualifiers", "options"):
+            for axis in g.get(key, {}):
+                sources[f"{key[:-1]}.{axis}"] = (Origin(g[key], axis),)
+        for node in nodes:
+            sources[f"operand.{node['name']}"] = (Origin(node),)
         for mat, (lay, _, _) in fl.items():
             pair = (Origin(g["fragments"], mat), self.layouts.origins[lay.name])
             sources[f"fragment.{mat}"] = self.shared(("origin", id(g["fragments"]), mat, lay.name), lambda: pair)  # noqa: B023
