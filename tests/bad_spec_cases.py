@@ -827,16 +827,16 @@ MMA_LAYOUTS = "layouts/mma.yaml"
 
 case("ptxas_only_unknown_erratum",
      "A group beyond the manual names an erratum that does not exist.",
-     {MMA: edit_real(MMA, ("ptxas_only: mma-m8n8k4-bf16-tf32-beyond-manual\n    hardware_note: >\n      ptxas 13.0 compiles it for sm_90a into code without any arithmetic: every D register reads\n      0x00fffdc0 whatever A, B and C hold (campaigns/notes/2026-11-22-mma-new.md), so the\n      H100 shows nothing of its maps; they are the .f16 form's.\n    batch: 4\n    shape: {m: [8], n: [8], k: [4]}\n    types: {atype: [bf16]",
-                           "ptxas_only: mma-m8n8k4-bf16-beyond-manual\n    hardware_note: >\n      ptxas 13.0 compiles it for sm_90a into code without any arithmetic: every D register reads\n      0x00fffdc0 whatever A, B and C hold (campaigns/notes/2026-11-22-mma-new.md), so the\n      H100 shows nothing of its maps; they are the .f16 form's.\n    batch: 4\n    shape: {m: [8], n: [8], k: [4]}\n    types: {atype: [bf16]"))},
-     [(MMA, "  - name: bf16_m8n8k4", "ptxas_only names unknown erratum 'mma-m8n8k4-bf16-beyond-manual' "
-                                    "(did you mean 'mma-m8n8k4-bf16-tf32-beyond-manual'?)")])
+     {MMA: edit_real(MMA, ("{name: bf16_m8n8k4, ptxas_only: mma-m8n8k4-bf16-tf32-beyond-manual,",
+                           "{name: bf16_m8n8k4, ptxas_only: mma-m8n8k4-bf16-beyond-manual,"))},
+     [(MMA, "  - {name: bf16_m8n8k4", "ptxas_only names unknown erratum 'mma-m8n8k4-bf16-beyond-manual' "
+                                      "(did you mean 'mma-m8n8k4-bf16-tf32-beyond-manual'?)")])
 
 case("batch_mismatches_layout",
      "m8n8k4 .f16 with batch 2: the quad-pair layouts cover four stacked products.",
-     {MMA: edit_real(MMA, ("  - name: f16_m8n8k4_f16\n    description: >\n      Half precision m8n8k4 with f16 C and D. Quad-pair p (lanes 4p..4p+3 and 4p+16..4p+19)\n      computes its own product; the spec stacks the four: A and C/D by rows, B by columns.\n    requires:\n      - {ptx: \"6.4\", targets: {at_least: sm_70}}\n    batch: 4",
-                           "  - name: f16_m8n8k4_f16\n    description: >\n      Half precision m8n8k4 with f16 C and D. Quad-pair p (lanes 4p..4p+3 and 4p+16..4p+19)\n      computes its own product; the spec stacks the four: A and C/D by rows, B by columns.\n    requires:\n      - {ptx: \"6.4\", targets: {at_least: sm_70}}\n    batch: 2"))},
-     [(MMA, ('a: {layout: "mma.m8n8k4.qp.a.{alayout}", regs: "2"}', 1),
+     {MMA: edit_real(MMA, ("{name: f16_m8n8k4_f16, requires: {use: from_sm70}, batch: 4,",
+                           "{name: f16_m8n8k4_f16, requires: {use: from_sm70}, batch: 2,"))},
+     [(MMA, 'quad_pairs: {a: "mma.m8n8k4.qp.a.{alayout}"',
        "layout mma.m8n8k4.qp.a.row covers a 32x4 matrix but A of m8n8k4 is 16x4 (2 stacked products)")])
 
 case("container_shift_outside_container",
