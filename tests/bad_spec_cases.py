@@ -824,6 +824,7 @@ case("target_set_empty",
 MMA = "families/mma/mma.yaml"
 MMA_SP = "families/mma/mma_sp.yaml"
 MMA_LAYOUTS = "layouts/mma.yaml"
+MMA_FAMILY = "families/mma/family.yaml"
 
 case("ptxas_only_unknown_erratum",
      "A group beyond the manual names an erratum that does not exist.",
@@ -1245,13 +1246,10 @@ case("shape_bounds_without_k",
      {WMMA_FAMILY: edit_real(WMMA_FAMILY, ("  k: {min: 4, max: 128, multiple_of: 4}\n", ""))},
      [(WMMA_FAMILY, "shape_bounds:", "family wmma has shapes with K but its shape_bounds state no bound for K")])
 
-case("qualifier_line_deleted",
-     "A group's qualifiers line deleted: its opcodes read mma..sync.",
-     {MMA_SP: edit_real(MMA_SP, ('  - name: f16_k16\n    shape: {m: [16], n: [8], k: [16]}\n'
-                                 '    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}\n'
-                                 '    qualifiers: {spvariant: [sp, "sp::ordered_metadata"], alayout: [row], blayout: [col]}\n',
-                                 '  - name: f16_k16\n    shape: {m: [16], n: [8], k: [16]}\n'
-                                 '    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}\n'))},
+case("qualifier_left_empty",
+     "A group of mma.sp without a value of spvariant ('' made a value of the axis): its opcodes read mma..sync.",
+     {MMA_FAMILY: edit_real(MMA_FAMILY, ('values: [sp, "sp::ordered_metadata"]', 'values: ["", sp, "sp::ordered_metadata"]')),
+      MMA_SP: edit_real(MMA_SP, ("{name: f16_k16, shape: {k: [16]},", '{name: f16_k16, qualifiers: {spvariant: [""]}, shape: {k: [16]},'))},
      [(MMA_SP, "opcode:", "an empty qualifier, a placeholder whose value the group does not give"),
       (MMA_SP, "opcode:", "which does not begin with its instruction's name 'mma.sp'")])
 
@@ -1279,9 +1277,9 @@ case("ordered_metadata_without_valid_nibble",
      {MMA_LAYOUTS: edit_real(MMA_LAYOUTS, ("    valid_nibbles: [0x4, 0x8, 0xC, 0x1, 0x9, 0xD, 0x2, 0x6, 0xE, 0x3, 0x7, 0xB]\n"
                               "  mma.sparse.16bit.k32:",
                                            "    valid_nibbles: [0x1, 0x2, 0x6, 0x3, 0x7, 0xB]\n  mma.sparse.16bit.k32:"))},
-     [(MMA_SP, "  - name: f16_k16", "group 'f16_k16': ordered metadata leaves no valid nibble of sparsity "
-                                    "mma.sparse.16bit.k16"),
-      (MMA_SP, "  - name: bf16_k16", "group 'bf16_k16': ordered metadata leaves no valid nibble")])
+     [(MMA_SP, "  - {name: f16_k16", "group 'f16_k16': ordered metadata leaves no valid nibble of sparsity "
+                                      "mma.sparse.16bit.k16"),
+      (MMA_SP, "  - {name: bf16_k16", "group 'bf16_k16': ordered metadata leaves no valid nibble")])
 
 case("requirement_below_the_targets_ptx",
      "wgmma.mma_async required from PTX 7.0 on sm_90a, which needs 8.0 (query --ptx 7.8 listed 948 variants).",
