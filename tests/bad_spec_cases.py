@@ -847,8 +847,8 @@ case("container_shift_outside_container",
 
 case("pairwise_sparsity_wrong_unit_elements",
      "The 4-bit k64 sparsity with one element per unit: its chunks no longer tile the rows of A.",
-     {MMA_LAYOUTS: edit_real(MMA_LAYOUTS, ("    unit_bits: 8\n    unit_elements: 2\n    element_units: 1\n    chunk: 4\n    kept: 2\n    selectors: [0, 1]\n",
-                                           "    unit_bits: 8\n    unit_elements: 1\n    element_units: 1\n    chunk: 4\n    kept: 2\n    selectors: [0, 1]\n"))},
+     {MMA_LAYOUTS: edit_real(MMA_LAYOUTS, ("unit_bits: 8, unit_elements: 2, element_units: 1, chunk: 4, kept: 2, selectors: [0, 1],",
+                                           "unit_bits: 8, unit_elements: 1, element_units: 1, chunk: 4, kept: 2, selectors: [0, 1],"))},
      [(MMA_LAYOUTS, "  mma.sparse.4bit.k64:",
        "sparsity mma.sparse.4bit.k64 for m16n8k64: selector 0: 16 threads x 8 nibbles describe 128 chunks, "
        "but A has 16 rows x 16 chunks")])
@@ -1274,9 +1274,8 @@ case("nibble_splits_an_element",
 
 case("ordered_metadata_without_valid_nibble",
      "The m16n8k16 f16 sparsity with only decreasing nibbles: mma.sp::ordered_metadata keeps none.",
-     {MMA_LAYOUTS: edit_real(MMA_LAYOUTS, ("    valid_nibbles: [0x4, 0x8, 0xC, 0x1, 0x9, 0xD, 0x2, 0x6, 0xE, 0x3, 0x7, 0xB]\n"
-                              "  mma.sparse.16bit.k32:",
-                                           "    valid_nibbles: [0x1, 0x2, 0x6, 0x3, 0x7, 0xB]\n  mma.sparse.16bit.k32:"))},
+     {MMA_LAYOUTS: edit_real(MMA_LAYOUTS, ("valid_nibbles: {use: two_of_four}}\n  mma.sparse.16bit.k32:",
+                                           "valid_nibbles: [0x1, 0x2, 0x6, 0x3, 0x7, 0xB]}\n  mma.sparse.16bit.k32:"))},
      [(MMA_SP, "  - {name: f16_k16", "group 'f16_k16': ordered metadata leaves no valid nibble of sparsity "
                                       "mma.sparse.16bit.k16"),
       (MMA_SP, "  - {name: bf16_k16", "group 'bf16_k16': ordered metadata leaves no valid nibble")])
