@@ -847,8 +847,8 @@ case("container_shift_outside_container",
 
 case("pairwise_sparsity_wrong_unit_elements",
      "The 4-bit k64 sparsity with one element per unit: its chunks no longer tile the rows of A.",
-     {MMA_LAYOUTS: edit_real(MMA_LAYOUTS, ("unit_bits: 8, unit_elements: 2, element_units: 1, chunk: 4, kept: 2, selectors: [0, 1],",
-                                           "unit_bits: 8, unit_elements: 1, element_units: 1, chunk: 4, kept: 2, selectors: [0, 1],"))},
+     {MMA_LAYOUTS: edit_real(MMA_LAYOUTS, ("    unit_bits: 8\n    unit_elements: 2\n    element_units: 1\n    chunk: 4\n    kept: 2\n    selectors: [0, 1]\n",
+                                           "    unit_bits: 8\n    unit_elements: 1\n    element_units: 1\n    chunk: 4\n    kept: 2\n    selectors: [0, 1]\n"))},
      [(MMA_LAYOUTS, "  mma.sparse.4bit.k64:",
        "sparsity mma.sparse.4bit.k64 for m16n8k64: selector 0: 16 threads x 8 nibbles describe 128 chunks, "
        "but A has 16 rows x 16 chunks")])
