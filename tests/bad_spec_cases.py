@@ -824,19 +824,20 @@ case("target_set_empty",
 MMA = "families/mma/mma.yaml"
 MMA_SP = "families/mma/mma_sp.yaml"
 MMA_LAYOUTS = "layouts/mma.yaml"
+MMA_FAMILY = "families/mma/family.yaml"
 
 case("ptxas_only_unknown_erratum",
      "A group beyond the manual names an erratum that does not exist.",
-     {MMA: edit_real(MMA, ("ptxas_only: mma-m8n8k4-bf16-tf32-beyond-manual\n    hardware_note: >\n      ptxas 13.0 compiles it for sm_90a into code without any arithmetic: every D register reads\n      0x00fffdc0 whatever A, B and C hold (campaigns/notes/2026-11-22-mma-new.md), so the\n      H100 shows nothing of its maps; they are the .f16 form's.\n    batch: 4\n    shape: {m: [8], n: [8], k: [4]}\n    types: {atype: [bf16]",
-                           "ptxas_only: mma-m8n8k4-bf16-beyond-manual\n    hardware_note: >\n      ptxas 13.0 compiles it for sm_90a into code without any arithmetic: every D register reads\n      0x00fffdc0 whatever A, B and C hold (campaigns/notes/2026-11-22-mma-new.md), so the\n      H100 shows nothing of its maps; they are the .f16 form's.\n    batch: 4\n    shape: {m: [8], n: [8], k: [4]}\n    types: {atype: [bf16]"))},
-     [(MMA, "  - name: bf16_m8n8k4", "ptxas_only names unknown erratum 'mma-m8n8k4-bf16-beyond-manual' "
-                                    "(did you mean 'mma-m8n8k4-bf16-tf32-beyond-manual'?)")])
+     {MMA: edit_real(MMA, ("{name: bf16_m8n8k4, ptxas_only: mma-m8n8k4-bf16-tf32-beyond-manual,",
+                           "{name: bf16_m8n8k4, ptxas_only: mma-m8n8k4-bf16-beyond-manual,"))},
+     [(MMA, "  - {name: bf16_m8n8k4", "ptxas_only names unknown erratum 'mma-m8n8k4-bf16-beyond-manual' "
+                                      "(did you mean 'mma-m8n8k4-bf16-tf32-beyond-manual'?)")])
 
 case("batch_mismatches_layout",
      "m8n8k4 .f16 with batch 2: the quad-pair layouts cover four stacked products.",
-     {MMA: edit_real(MMA, ("  - name: f16_m8n8k4_f16\n    description: >\n      Half precision m8n8k4 with f16 C and D. Quad-pair p (lanes 4p..4p+3 and 4p+16..4p+19)\n      computes its own product; the spec stacks the four: A and C/D by rows, B by columns.\n    requires:\n      - {ptx: \"6.4\", targets: {at_least: sm_70}}\n    batch: 4",
-                           "  - name: f16_m8n8k4_f16\n    description: >\n      Half precision m8n8k4 with f16 C and D. Quad-pair p (lanes 4p..4p+3 and 4p+16..4p+19)\n      computes its own product; the spec stacks the four: A and C/D by rows, B by columns.\n    requires:\n      - {ptx: \"6.4\", targets: {at_least: sm_70}}\n    batch: 2"))},
-     [(MMA, ('a: {layout: "mma.m8n8k4.qp.a.{alayout}", regs: "2"}', 1),
+     {MMA: edit_real(MMA, ("{name: f16_m8n8k4_f16, requires: {use: from_sm70}, batch: 4,",
+                           "{name: f16_m8n8k4_f16, requires: {use: from_sm70}, batch: 2,"))},
+     [(MMA, 'quad_pairs: {a: "mma.m8n8k4.qp.a.{alayout}"',
        "layout mma.m8n8k4.qp.a.row covers a 32x4 matrix but A of m8n8k4 is 16x4 (2 stacked products)")])
 
 case("container_shift_outside_container",
@@ -1245,13 +1246,10 @@ case("shape_bounds_without_k",
      {WMMA_FAMILY: edit_real(WMMA_FAMILY, ("  k: {min: 4, max: 128, multiple_of: 4}\n", ""))},
      [(WMMA_FAMILY, "shape_bounds:", "family wmma has shapes with K but its shape_bounds state no bound for K")])
 
-case("qualifier_line_deleted",
-     "A group's qualifiers line deleted: its opcodes read mma..sync.",
-     {MMA_SP: edit_real(MMA_SP, ('  - name: f16_k16\n    shape: {m: [16], n: [8], k: [16]}\n'
-                                 '    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}\n'
-                                 '    qualifiers: {spvariant: [sp, "sp::ordered_metadata"], alayout: [row], blayout: [col]}\n',
-                                 '  - name: f16_k16\n    shape: {m: [16], n: [8], k: [16]}\n'
-                                 '    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}\n'))},
+case("qualifier_left_empty",
+     "A group of mma.sp without a value of spvariant ('' made a value of the axis): its opcodes read mma..sync.",
+     {MMA_FAMILY: edit_real(MMA_FAMILY, ('values: [sp, "sp::ordered_metadata"]', 'values: ["", sp, "sp::ordered_metadata"]')),
+      MMA_SP: edit_real(MMA_SP, ("{name: f16_k16, shape: {k: [16]},", '{name: f16_k16, qualifiers: {spvariant: [""]}, shape: {k: [16]},'))},
      [(MMA_SP, "opcode:", "an empty qualifier, a placeholder whose value the group does not give"),
       (MMA_SP, "opcode:", "which does not begin with its instruction's name 'mma.sp'")])
 
@@ -1276,12 +1274,11 @@ case("nibble_splits_an_element",
 
 case("ordered_metadata_without_valid_nibble",
      "The m16n8k16 f16 sparsity with only decreasing nibbles: mma.sp::ordered_metadata keeps none.",
-     {MMA_LAYOUTS: edit_real(MMA_LAYOUTS, ("    valid_nibbles: [0x4, 0x8, 0xC, 0x1, 0x9, 0xD, 0x2, 0x6, 0xE, 0x3, 0x7, 0xB]\n"
-                              "  mma.sparse.16bit.k32:",
-                                           "    valid_nibbles: [0x1, 0x2, 0x6, 0x3, 0x7, 0xB]\n  mma.sparse.16bit.k32:"))},
-     [(MMA_SP, "  - name: f16_k16", "group 'f16_k16': ordered metadata leaves no valid nibble of sparsity "
-                                    "mma.sparse.16bit.k16"),
-      (MMA_SP, "  - name: bf16_k16", "group 'bf16_k16': ordered metadata leaves no valid nibble")])
+     {MMA_LAYOUTS: edit_real(MMA_LAYOUTS, ("valid_nibbles: {use: two_of_four}}\n  mma.sparse.16bit.k32:",
+                                           "valid_nibbles: [0x1, 0x2, 0x6, 0x3, 0x7, 0xB]}\n  mma.sparse.16bit.k32:"))},
+     [(MMA_SP, "  - {name: f16_k16", "group 'f16_k16': ordered metadata leaves no valid nibble of sparsity "
+                                      "mma.sparse.16bit.k16"),
+      (MMA_SP, "  - {name: bf16_k16", "group 'bf16_k16': ordered metadata leaves no valid nibble")])
 
 case("requirement_below_the_targets_ptx",
      "wgmma.mma_async required from PTX 7.0 on sm_90a, which needs 8.0 (query --ptx 7.8 listed 948 variants).",
