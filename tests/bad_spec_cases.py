@@ -1118,17 +1118,14 @@ case("smem_encode_not_a_bit_routing",
      [("smem/wgmma.yaml", 'encode: "1"',
        "encode: descriptor field start_address: bits 0 and 1 both land on field bit 0")])
 
-_F32_32X32B = real("families/tcgen05/ld_red.yaml")
-_F32_32X32B = _F32_32X32B[_F32_32X32B.index("  - name: f32_32x32b"):]
-_F32_32X32B = _F32_32X32B[:_F32_32X32B.index('regs: "N * K * M // 32"}') + len('regs: "N * K * M // 32"}')]
+_LD_RED = "families/tcgen05/ld_red.yaml"
 case("regs_of_a_group_sharing_a_layout",
      "A wrong register count in a group whose layout another group had checked at the same shape "
      "(fuzz seed 23, tree 8913): the check was remembered per layout and shape, so this group's own "
      "formula was never evaluated and validate accepted it.",
-     {"families/tcgen05/ld_red.yaml": edit_real("families/tcgen05/ld_red.yaml",
-                                              (_F32_32X32B, _F32_32X32B.replace("M // 32", "M // 16")))},
-     [("families/tcgen05/ld_red.yaml", 'regs: "N * K * M // 16"',
-       "regs says 4 registers for TILE of m32n2k1 in group 'f32_32x32b'")])
+     {_LD_RED: edit_real(_LD_RED, ('fragments: {tile: "tcgen05.{tmem_shape}"}',
+                                   'fragments: {tile: {layout: "tcgen05.{tmem_shape}", regs: "N * K * M // 16"}}'))},
+     [(_LD_RED, 'regs: "N * K * M // 16"', "regs says 4 registers for TILE of m32n2k1 in group 'red'")])
 
 case("target_family_not_its_arch",
      "sm_107f stated to be of family 7, in the key that spec revisions before the family was derived "

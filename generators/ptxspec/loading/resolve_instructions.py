@@ -203,6 +203,7 @@ class InstructionResolver:
             if twins and not ("when" in o and all("when" in t for t in twins)):  # a name per variant
                 self.p.add(signature.at(i), f"operand {o['name']!r} listed twice (two entries of one name each "
                            "need a `when`, for the variants that take it)")
+                ok = False
             if "matrix" in o and o["matrix"] not in fam.matrices:
                 self.p.add(o.at("matrix"), f"family {fam.name} has no matrix {o['matrix']!r}"
                            f"{did_you_mean(o['matrix'], fam.matrices)} (its matrices: {', '.join(fam.matrices) or 'none'})")
