@@ -1391,7 +1391,51 @@ def apply(c, root: Path) -> None:
         p.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
 
 
+# ---------------------------------------------------------------------------------------------
+# The spec language (ptxspec.loading.compose, model.predicates): pieces used by reference, their
+# overrides, `when` predicates, and rules that exclude or set options.
+_T = "families/tcgen05/"
+_TFAM = _T + "family.yaml"
+case("piece_unknown",
+     "A piece used by a name no piece has (a misspelt `targets`).",
+     {_T + "mma.yaml": edit_real(_T + "mma.yaml", ("requires: {use: targets}", "requires: {use: target}"))},
+     [(_T + "mma.yaml", "requires: {use: target}", "unknown piece 'target' (did you mean 'targets'?)")])
+case("piece_cycle",
+     "Two pieces that use each other: expanding either never ends.",
+     {_TFAM: edit_real(_TFAM, ("  idesc: {name: idesc, kind: idesc, io: in}",
+                               "  idesc: {use: idesc_again}\n  idesc_again: {use: idesc}"))},
+     [(_TFAM, "idesc_again: {use: idesc}", "pieces use each other in a cycle: idesc -> idesc_again -> idesc")])
+case("piece_override_of_missing_key",
+     "An override of a key the piece lacks (`optinal`): a misspelt key is an error, not an addition.",
+     {_T + "mma_ws.yaml": edit_real(_T + "mma_ws.yaml", ("    - {use: zero_column_mask}",
+                                                         "    - {use: zero_column_mask, optinal: false}"))},
+     [(_T + "mma_ws.yaml", "optinal: false", "override of 'optinal', which piece 'zero_column_mask' does not have "
+       "(did you mean 'optional'?) (its keys: name, kind, io, optional)")])
+case("predicate_unknown_field",
+     "A rule's `when` tests a field no variant of the family has (a misspelt axis).",
+     {_T + "commit.yaml": edit_real(_T + "commit.yaml", ('  - when: {multicast: "multicast::cluster::32b"}',
+                                                         '  - when: {multicst: "multicast::cluster::32b"}'))},
+     [(_T + "commit.yaml", "multicst", "'multicst' is neither an opcode field nor an axis of family tcgen05 "
+       "(did you mean 'multicast'?)")])
+case("rule_excludes_every_variant",
+     "An exclusion rule that leaves a group no variant at all.",
+     {_T + "dealloc.yaml": edit_real(_T + "dealloc.yaml", ("refinements:\n", 'refinements:\n  - when: {exclusive: ["", '
+                                                          'exclusive]}\n    exclude: true\n    why: "wrong on purpose."\n'))},
+     [(_T + "dealloc.yaml", "  - name: dealloc", "the rules (refinements with `exclude`) exclude every variant of group "
+       "'dealloc': drop the group, or the rule")])
+case("rules_contradict",
+     "Two rules that give the same variants different option values (the family's says kind::i8 takes no B "
+     "collector; this one says it takes fill).",
+     {_T + "mma.yaml": edit_real(_T + "mma.yaml", ("refinements:\n  - {use: mma_rules}\n",
+                                                   'refinements:\n  - {use: mma_rules}\n  - when: {kind: "kind::i8"}\n'
+                                                   '    options: {collector_b: ["", "collector::b::fill"]}\n'
+                                                   '    why: "wrong on purpose."\n'))},
+     [(_T + "mma.yaml", '  - when: {kind: "kind::i8"}', "two rules set options.collector_b of "
+       "tcgen05.mma.cta_group::1.kind::i8 differently: this one and the one at ")])
+
+
 BY_NAME = {}
 for _c in CASES:
     assert _c["name"] not in BY_NAME, f"case {_c['name']} defined twice"
     BY_NAME[_c["name"]] = _c
+

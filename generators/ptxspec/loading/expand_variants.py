@@ -182,7 +182,7 @@ class VariantExpander:
                 first = set_by.setdefault(what, (r, value))
                 if first[1] != value:
                     self.p.add(r.origin.pos, f"two rules set {what} of {ptx} differently: this one and the one at "
-                               f"line {first[0].origin.pos.line}", cause=("contradict", id(r), what))
+                               f"{first[0].origin.pos}", cause=("contradict", id(r), what))
                     return None
             options.update(r.options)
             ptxas_only = r.ptxas_only or ptxas_only

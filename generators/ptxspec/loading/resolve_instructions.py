@@ -73,9 +73,9 @@ class InstructionResolver:
                            opcode=d["opcode"], rules=list(d.get("rules", [])), requirement=base, pos=d.pos,
                            path=doc.path, semantics=d["semantics"])
         s.instructions[inst.name] = inst
+        before = len(self.p.items)
         refinements = [self.refinement(fam, r, Origin(d["refinements"], i))
                        for i, r in enumerate(d.get("refinements", []))]
-        before = len(self.p.items)
         for gi, g in enumerate(d["groups"]):
             plan = self.plan(inst, d, g, d["groups"].at(gi), base)
             if plan is not None:
