@@ -34,7 +34,8 @@ EXCLUDED = object()  # what `variant` gives for a combination a rule excludes
 class Refinement:
     """A rule of an instruction file (`refinements:`): for the variants `when` matches, a narrower
     requirement, an order of the metadata, no variant at all (`exclude`, with the reason), other
-    option values (`options`), or the erratum that says ptxas accepts them beyond the manual."""
+    option values (`options`: these instead of the group's; `without`: the group's but these), or
+    the erratum that says ptxas accepts them beyond the manual."""
     when: dict
     ptx: Version | None
     targets: frozenset[str] | None
@@ -43,6 +44,7 @@ class Refinement:
     exclude: bool = False
     options: dict = field(default_factory=dict)  # option axis -> the values the variants accept
     ptxas_only: str = ""
+    without: dict = field(default_factory=dict)  # option axis -> values the variants do not accept
     used: bool = False
 
     def matches(self, fields: dict) -> bool:
@@ -186,6 +188,9 @@ class VariantExpander:
                     return None
             options.update(r.options)
             ptxas_only = r.ptxas_only or ptxas_only
+        for r in rules:  # values the rules take away, from whatever the group or a rule gave
+            for axis, gone in r.without.items():
+                options[axis] = [x for x in options.get(axis, []) if x not in gone]
         options, option_template = option_requirements(plan, options, refinements, fields, values, req, self.p)
         nodes = [o for o in plan.signature if (not o.get("forms") or form in o["forms"])
                  and ("when" not in o or predicates.matches(o["when"], fields))]

@@ -90,12 +90,13 @@ class InstructionResolver:
     def refinement(self, fam: Family, r, origin: Origin) -> Refinement:
         s, req = self.spec, r.get("requires", {})
         self.check_when(fam, r["when"])
-        for axis, values in r.get("options", {}).items():
-            a = fam.axes.get(axis)
-            if a is None or not a.option:
-                self.p.add(r["options"].at(axis), f"{axis!r} is no option axis of family {fam.name}"
-                           f"{did_you_mean(axis, [x for x in fam.axes if fam.axes[x].option])}")
-            else:
+        for key in ("options", "without"):
+            for axis, values in r.get(key, {}).items():
+                a = fam.axes.get(axis)
+                if a is None or not a.option:
+                    self.p.add(r[key].at(axis), f"{axis!r} is no option axis of family {fam.name}"
+                               f"{did_you_mean(axis, [x for x in fam.axes if fam.axes[x].option])}")
+                    continue
                 for j, value in enumerate(values):
                     if value not in a.values:
                         self.p.add(values.at(j), f"{value!r} is not a value of option {axis!r} (its values: "
@@ -103,7 +104,8 @@ class InstructionResolver:
         v = self.ctx.version(req, "ptx", s.ptx_versions) if "ptx" in req else None
         ts = self.ctx.target_set(req, "targets", s.targets) if "targets" in req else None
         return Refinement(r["when"], v, ts, origin, r.get("metadata_order", ""), bool(r.get("exclude", False)),
-                          {a: list(vals) for a, vals in r.get("options", {}).items()}, r.get("ptxas_only", ""))
+                          {a: list(vals) for a, vals in r.get("options", {}).items()}, r.get("ptxas_only", ""),
+                          without={a: set(vals) for a, vals in r.get("without", {}).items()})
 
     def check_when(self, fam: Family, when) -> None:
         """Every field a `when` tests is one a variant has, and every test is well formed."""
