@@ -23,10 +23,16 @@ class Scope:
         self.names = sorted({tuple(i.split(".")) for i in spec.instructions}, key=len)
         self.tokens = frozenset(t for v in spec.variants for t in v.ptx.split("."))
         self.family = {}
+        self._seen: dict[str, tuple[str, ...] | None] = {}
         for v in spec.variants:
             self.family.setdefault(tuple(v.instruction.split(".")), v.family)
 
     def instruction(self, opcode: str) -> tuple[str, ...] | None:
+        if opcode not in self._seen:
+            self._seen[opcode] = self._instruction(opcode)
+        return self._seen[opcode]
+
+    def _instruction(self, opcode: str) -> tuple[str, ...] | None:
         tokens = opcode.split(".")
         best = None
         for name in self.names:

@@ -78,8 +78,9 @@ def read_atoms(spec, root: Path, scope, groups) -> list[Binding]:
             continue
         offsets = [b.offset for b, _ in blocks]
         enabled: list[set[str]] = [set() for _ in blocks]
+        directives = cpp.scan(text)
         for names, macros in groups:
-            for i, kept in enumerate(cpp.run(text, macros.copy(), offsets, rel)):
+            for i, kept in enumerate(cpp.run(text, macros.copy(), offsets, rel, directives)):
                 if kept:
                     enabled[i] |= names
         structs = [(m.start(), m.group(1)) for m in _STRUCT.finditer(text)]
