@@ -40,6 +40,8 @@ class Guard:
     min_ptx: Version | None
     source: str  # e.g. "#if __cccl_ptx_isa >= 860 + documented SM_100a, SM_110a"
     only_ptx: Version | None = None  # a peer that states no PTX version is compared at the one its toolkit emits
+    compare_from: Version | None = None  # earlier versions are not compared (the peer spells it otherwise there)
+    upper_only: bool = False  # the guard holds a predicate the audit cannot evaluate: only what it forbids counts
 
     def allows(self, target: str, ptx: Version) -> bool:
         return (self.targets is None or target in self.targets) and (self.min_ptx is None or ptx >= self.min_ptx)
