@@ -15,7 +15,7 @@ import importlib.metadata
 import re
 from pathlib import Path
 
-from ptxspec.audit import cpp, descfields, layouts
+from ptxspec.audit import copylayouts, cpp, descfields, layouts
 from ptxspec.audit.findings import AuditError, Binding, Finding, Guard
 from ptxspec.audit.peer_asm import Lines, asm_blocks, parse
 
@@ -92,7 +92,7 @@ def read_atoms(spec, root: Path, scope, groups) -> list[Binding]:
             guard = Guard(frozenset(targets), None, f"#if {cond}" if cond else "no preprocessor condition",
                           only_ptx=max(spec.ptx_versions))  # CuTe states no PTX version: nvcc 13.5 emits the newest
             line = line_of(blk.offset)
-            out += [Binding("cutlass", rel, line, st.opcode, st.operands, guard, name) for st in stmts]
+            out += [Binding("cutlass", rel, line, st.opcode, st.operands, guard, name, text=st.text) for st in stmts]
     return out
 
 
@@ -107,8 +107,10 @@ def read(spec, path: str | None, scope) -> tuple[str, str, list[Binding], list[F
     if not bindings:
         raise AuditError(f"{root}: no inline-asm statement of the spec's instructions in cute/arch")
     findings, checked, unchecked = layouts.check(spec, root, bindings, scope)
+    f1, c1, u1 = copylayouts.check(spec, root, bindings)
     f2, c2, u2 = descfields.check(spec, root)
-    unchecked = unchecked + u2 + [
+    findings, checked = findings + f1, checked + c1
+    unchecked = unchecked + u1 + u2 + [
         "CuTe states no PTX ISA version: nvcc emits its own, so only targets are compared",
         f"targets are the preprocessing of {', '.join(CONFIG)} with nvcc {cpp.NVCC_VERSION[0]}.{cpp.NVCC_VERSION[1]}'s "
         "predefined macros for each target (not nvcc itself)"]

@@ -76,6 +76,7 @@ class Binding:
     guard: Guard
     name: str = ""  # the peer's name for it (function, struct, record)
     variants: tuple[str, ...] = ()  # spec variant ids it matched (filled by the matcher)
+    text: str = ""  # the statement as written (its immediates: tcgen05.ld's split offset)
 
 
 @dataclass
