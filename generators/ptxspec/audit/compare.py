@@ -50,8 +50,8 @@ class Scope:
 
 
 def run(spec, peer: str, root: str, version: str, bindings: list[Binding], extra: list[Finding],
-        layouts_checked: int, unchecked: list[str], families: tuple[str, ...] = ()) -> Report:
-    matcher = Matcher(spec)
+        layouts_checked: int, unchecked: list[str], families: tuple[str, ...] = (), matcher=None) -> Report:
+    matcher = matcher or Matcher(spec)
     scope = Scope(spec)
     if families:
         bindings = [b for b in bindings if scope.family_of(b.opcode) in families]

@@ -39,13 +39,12 @@ NOT_COMPARED = {"movmatrix": "movmatrix's traits have the same source and destin
 _SPLIT = re.compile(r",\s*(\d+)\s*[,;]?\s*(?:\{[^}]*\}\s*;?)?$")
 
 
-def check(spec, root: Path, bindings: list[Binding]) -> tuple[list[Finding], int, list[str]]:
+def check(spec, root: Path, bindings: list[Binding], matcher: Matcher) -> tuple[list[Finding], int, list[str]]:
     types = Types()
     for rel in TYPES:
         if (root / rel).is_file():
             types.add_file((root / rel).read_text(encoding="utf-8"))
     traits = cute_traits.read(root, "Copy_Traits", [root / f for f in FILES if (root / f).is_file()], types)
-    matcher = Matcher(spec)
     by_struct: dict[str, list[Binding]] = defaultdict(list)
     for b in bindings:
         by_struct[b.name].append(b)
@@ -73,7 +72,8 @@ def check(spec, root: Path, bindings: list[Binding]) -> tuple[list[Finding], int
             continue
         texts = {m: cute_traits.member(traits, name, m) for m in (regs_member, mem_member, "ValID")}
         try:
-            regs, mem = (points(types.eval(texts[m] or "")) for m in (regs_member, mem_member))
+            regs = points(types.eval(texts[regs_member] or ""))
+            mem = types.eval(texts[mem_member] or "")  # a (thread, bit) layout, evaluated by the comparison
             if v.instruction.startswith("tcgen05"):
                 addr = offsets(*types.eval(texts["ValID"] or ""))
                 lane_bits = types.eval("TMEM::DP_b")
@@ -162,8 +162,9 @@ def _element_bits(v, regs: np.ndarray):
     return fm.bits, ref, regs.reshape(threads, elements, fm.bits)
 
 
-def _rows(v, text: str, regs: np.ndarray, mem: np.ndarray) -> Finding | None:
+def _rows(v, text: str, regs: np.ndarray, mem_layout) -> Finding | None:
     bits, ref, elem = _element_bits(v, regs)
+    mem = points(mem_layout)
     size = int(max(elem.max(), mem.max())) + 1
     owner, place = np.full(size, -1), np.full(size, -1)
     for lane in reversed(range(mem.shape[0])):  # of lanes that give the same row, the first
@@ -178,9 +179,12 @@ def _rows(v, text: str, regs: np.ndarray, mem: np.ndarray) -> Finding | None:
     return differ(v, text, got, ref, "movement map (row: the lane whose address names it; column: element)")
 
 
-def _tmem(v, text: str, regs: np.ndarray, mem: np.ndarray, addr: np.ndarray, lane_bits: int, split: int):
+def _tmem(v, text: str, regs: np.ndarray, mem_layout, addr: np.ndarray, lane_bits: int, split: int):
     bits, ref, elem = _element_bits(v, regs)
-    if (mem != mem[:1]).any() or (np.sort(mem[0]) != np.arange(mem.shape[1])).any():
+    shape, stride = mem_layout
+    if isinstance(shape, int) or len(shape) != 2 or isinstance(stride, int) or len(stride) != 2 or \
+            offsets(shape[0], stride[0]).any() or \
+            (offsets(shape[1], stride[1]) != np.arange(len(offsets(shape[1], stride[1])))).any():
         raise NotEvaluable("its tensor-memory side is not the tile's bits in order, the same for every thread")
     first = elem[..., 0]
     if first.max() >= len(addr):

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-_ALIAS = re.compile(r"(?:template\s*<([^<>]*)>\s*)?using\s+(\w+)\s*=\s*([^;]+);")
+_USING = re.compile(r"using\s+(\w+)\s*=\s*([^;]+);")
+_TEMPLATE = re.compile(r"template\s*<([^<>]*)>\s*$")  # right before a `using`: its parameters
 _CONSTANT = re.compile(r"using\s+(\w+)\s*=\s*(?:cute::)?constant<\s*u?int\d*_t\s*,\s*\(?\s*(\d+)\s*"
                        r"(?:<<\s*(\d+))?\s*\)?\s*>\s*;")
 _TOKEN = re.compile(r"\s*([\w:]+|<|>|,|[-+*/()])")
@@ -52,12 +53,14 @@ class Types:
         self.cache.clear()
         for m in _CONSTANT.finditer(text) if "constant<" in text else ():  # `using DP_b = cute::constant<int32_t, (1 << 21)>;`
             self.aliases.setdefault(m.group(1), ((), str(int(m.group(2)) << int(m.group(3) or 0))))
-        for m in _ALIAS.finditer(text):
-            self.heads.setdefault(m.group(2), m.group(3).split("<")[0].split("::")[-1].strip())
-            params = tuple(p.split()[-1] for p in (m.group(1) or "").split(",") if p.strip())
-            if m.group(1) and not all(p.strip().startswith("int") for p in m.group(1).split(",")):
+        for m in _USING.finditer(text):  # `using` first: a literal the regex engine finds fast
+            t = _TEMPLATE.search(text, max(0, m.start() - 300), m.start())
+            template = t.group(1) if t else None
+            self.heads.setdefault(m.group(1), m.group(2).split("<")[0].split("::")[-1].strip())
+            params = tuple(p.split()[-1] for p in (template or "").split(",") if p.strip())
+            if template and not all(p.strip().startswith("int") for p in template.split(",")):
                 continue
-            self.aliases.setdefault(m.group(2), (params, " ".join(m.group(3).split())))
+            self.aliases.setdefault(m.group(1), (params, " ".join(m.group(2).split())))
 
     def eval(self, text: str, env: dict | None = None, depth: int = 0) -> Any:
         key = (text, tuple(sorted((env or {}).items())))

@@ -97,9 +97,8 @@ def differ(v, text: str, got: np.ndarray, ref: np.ndarray, what: str, lanes=None
                    f"the spec's map is proven: {v.hardware}" if proven else f"the spec's map is {v.hardware}")
 
 
-def check(spec, root: Path, bindings: list[Binding], scope) -> tuple[list[Finding], int, list[str]]:
+def check(spec, root: Path, bindings: list[Binding], matcher: Matcher) -> tuple[list[Finding], int, list[str]]:
     types, traits, selectors = read_traits(root)
-    matcher = Matcher(spec)
     by_struct: dict[str, list[Binding]] = defaultdict(list)
     for b in bindings:
         by_struct[b.name].append(b)
