@@ -1,6 +1,6 @@
 """What an audit reads and what it reports: a peer's bindings, their guards, the findings.
 
-A *binding* is one PTX statement a peer can emit (an inline-asm string, a selection pattern), with
+A *binding* is one PTX statement a peer can emit (an inline-asm string, an LLVM instruction record), with
 the file and line it is written at and the *guard* the peer puts around it: the targets and the
 first PTX ISA version it claims the statement for. A *finding* is one thing the peer and the spec
 disagree on, of four kinds:

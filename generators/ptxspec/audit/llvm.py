@@ -234,5 +234,5 @@ def _notes(ev: Evaluator, rel: str, instructions: int, failed: Counter, unknown:
     intrinsics = sum(1 for r in ev.records if _INTRINSIC.match(r.name))
     if intrinsics:
         notes.append(f"{INTRINSICS}: {intrinsics} intrinsics of these families; they are matched through the "
-                     "selection patterns above, not by name")
+                     "instruction records above, not by name")
     return notes
