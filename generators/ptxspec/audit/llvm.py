@@ -204,7 +204,7 @@ def read(spec, path: str, scope) -> tuple[str, str, list[Binding], list[str]]:
             if _FAMILY_NAME.search(rec.name + " " + " ".join(rec.classes)):
                 failed[f"{rec.name}: {exc}"] += 1
             continue
-        unknown_preds.update(unknown)
+        unknown_preds.update(set(unknown))  # a record counts once per predicate
         names = ", ".join(dict.fromkeys(pred_text(ev, p) for p in preds))
         guard = Guard(targets, ptx, f"Predicates = [{names}]" if names else "no predicates",
                       compare_from=ALIGNED_FROM if aligned else None, upper_only=bool(unknown))
