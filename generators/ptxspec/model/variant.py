@@ -10,6 +10,7 @@ import numpy as np
 
 from ptxspec.core.errors import Pos
 from ptxspec.core.values import from_codes, to_codes
+from ptxspec.core.words import words
 from ptxspec.model.fragments import FragmentLayout, FragmentMap, Sparsity
 from ptxspec.model.isa import Requirement, Version
 from ptxspec.model.opcodes import fill_template
@@ -240,9 +241,10 @@ class Variant:
         return fm.pack(to_codes(t, matrix, fm.bits, f"operand {operand!r} of {self.id}"))
 
     def unpack(self, operand: str, regs, values: bool = False) -> np.ndarray:
-        """Registers -> the matrix of raw codes, or (values=True) of typed values (ptxspec.values)."""
+        """Registers -> the matrix of raw codes, or (values=True) of typed values (ptxspec.values).
+        Registers are words: unsigned integers of the register's width (ptxspec.core.words)."""
         fm = self.fragment_map(operand)
-        codes = fm.unpack(regs)
+        codes = fm.unpack(words(f"registers of operand {operand!r} of {self.id}", regs, 64 if fm.bits == 64 else 32))
         if not values:
             return codes
         return from_codes(self.spec.types[self.element_type(operand)], codes, fm.bits)

@@ -26,7 +26,7 @@ from ptxspec.model.kinds import kind_of
 from ptxspec.semantics import blockscale, exact, fdpa
 from ptxspec.semantics import numerics as nm
 from ptxspec.semantics import sparse as sparse_mod
-from ptxspec.semantics.operands import OperandError, by_name, check_operands, memory_image, registers
+from ptxspec.semantics.operands import OperandError, address, by_name, check_operands, memory_image, registers
 
 __all__ = ["execute_mma", "execute_kind", "operand_matrices", "compute"]
 
@@ -185,7 +185,8 @@ def _elements(v, mat, codes):
 def operand_matrices(v, *, smem=None, smem_origin: int = 0, **ops):
     """(A codes (..., M, K) dense, B codes (..., K, N), C codes (..., M, N), immediates) of a call;
     for sparse variants the immediates carry `kept`, the mask of the A elements multiplied."""
-    check_operands(v, ops, smem)
+    ops = check_operands(v, ops, smem)
+    smem_origin = address(f"{v.id}: smem_origin", smem_origin)
     names = by_name(v)
     batch = None
     for n, o in names.items():
@@ -331,7 +332,7 @@ def execute_kind(v, *, a, b, c, scale_a=None, scale_b=None, sel_a=(0, 0), sel_b=
         e = np.asarray(e)
         if e.ndim >= 2 and e.shape[-2:] == (v.threads, 1):  # a register operand: (threads, 1) like the others
             e = e[..., 0]
-        ops.update(e=e, f=int(f))
+        ops.update(e=e, f=f)
     for name in ("sel_a", "sel_b"):  # an undefined selector is a ScaleError here (the executor: ValueError)
         if name in ops:
             blockscale.scale_map(v, "scale_a" if name == "sel_a" else "scale_b", *ops[name])
