@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
+import os
 import re
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,6 +37,28 @@ APPLICATION_ID = 0x50545853  # "PTXS"
 MAX_FILTERS = 64
 MAX_VALUES = 1024
 INT_RANGE = (-(1 << 63), (1 << 63) - 1)
+
+
+#: A hang guard on every statement, not a speed limit: a crafted file (a view that recurses without
+#: end in place of `variants`, its application id kept) is stopped and reported instead of running
+#: forever. The environment variable raises (or lowers) it; every real query takes milliseconds.
+QUERY_SECONDS = 60.0
+QUERY_SECONDS_ENV = "PTXSPEC_QUERY_SECONDS"
+PROGRESS_STEPS = 10_000  # SQLite virtual-machine instructions between two looks at the clock
+
+
+def query_seconds() -> float:
+    """The time budget of one statement: PTXSPEC_QUERY_SECONDS, else QUERY_SECONDS."""
+    raw = os.environ.get(QUERY_SECONDS_ENV)
+    if raw is None or not raw.strip():
+        return QUERY_SECONDS
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds < math.inf:
+        raise QueryError(f"{QUERY_SECONDS_ENV} is a number of seconds (0 or more), not {raw[:40]!r}")
+    return seconds
 
 
 class QueryError(ValueError):
@@ -91,10 +116,14 @@ class LoaderQueries:
 
 
 class Database(LoaderQueries):
-    def __init__(self, conn: sqlite3.Connection, name: str = "the database"):
+    def __init__(self, conn: sqlite3.Connection, name: str = "the database", seconds: float | None = None):
         self.conn = conn
         self.conn.row_factory = sqlite3.Row
         self.name = name
+        self.seconds = query_seconds() if seconds is None else seconds  # per statement (a hang guard)
+        self._deadline = math.inf
+        self._interrupted = False
+        conn.set_progress_handler(self._progress, PROGRESS_STEPS)
         self._columns: dict[str, dict[str, str]] = {}
         self._catalog = None  # ptxspec.model.catalog.Catalog, built on the first lookup
 
@@ -132,9 +161,17 @@ class Database(LoaderQueries):
             raise QueryError(f"{self.name} is truncated ({path.stat().st_size} of {pages * page_size} bytes)"
                              f"{rebuild}")
 
+    def _progress(self) -> int:
+        """SQLite's progress handler: nonzero interrupts the statement (past its time budget)."""
+        if time.monotonic() >= self._deadline:
+            self._interrupted = True
+            return 1
+        return 0
+
     def execute(self, sql: str, params=(), plain: bool = False) -> list:
         """Every statement goes through here (rows as sqlite3.Row, or plain tuples): a damaged file
-        is a QueryError, never a crash."""
+        is a QueryError, never a crash; one that runs past the time budget is interrupted."""
+        self._deadline, self._interrupted = time.monotonic() + self.seconds, False
         try:
             cur = self.conn.execute(sql, params)
             if plain:
@@ -143,10 +180,16 @@ class Database(LoaderQueries):
             _no_blobs(self.name, cur, rows)
             return rows
         except sqlite3.Error as exc:
+            if self._interrupted:
+                raise QueryError(f"{self.name}: a statement ran past its time budget of {self.seconds:g} s and was "
+                                 f"stopped (a real query takes milliseconds: the file may be crafted or damaged; "
+                                 f"run `ptxspec build`, or raise the budget with {QUERY_SECONDS_ENV}=SECONDS)") from None
             raise QueryError(f"{self.name} cannot answer ({exc}): it is damaged or not a ptxspec database; "
                              "run `ptxspec build`") from None
         except (OverflowError, MemoryError) as exc:
             raise QueryError(f"the query is too large for {self.name} ({exc})") from None
+        finally:
+            self._deadline = math.inf
 
     def columns(self, table: str) -> dict[str, str]:
         if table not in self._columns:
