@@ -22,7 +22,7 @@ from ptxspec.core.expr import Formula
 from ptxspec.core.words import integer
 
 __all__ = ["datapath", "d_cells", "a_cells", "scale_layout", "scale_cells", "scale_example", "sparsity_rule",
-           "metadata_layout", "metadata_cells", "TmemError", "LANES", "COLUMNS", "CELL_BITS"]
+           "metadata_layout", "metadata_cells", "TmemError", "OutsideTensorMemory", "LANES", "COLUMNS", "CELL_BITS"]
 
 LANES = 128  # lanes of a CTA's tensor memory (PTX ISA 9.7.16.1)
 COLUMNS = 512  # 32-bit columns of a CTA's tensor memory (PTX ISA 9.7.16.1)
@@ -120,11 +120,20 @@ def _count(what: str, value, most: int) -> int:
     return x
 
 
-def _inside(what: str, lane: np.ndarray, col: np.ndarray) -> None:
+class OutsideTensorMemory(TmemError):
+    """A layout that puts something outside tensor memory; `formula` names the formula at fault."""
+
+    def __init__(self, message: str, formula: str):
+        super().__init__(message)
+        self.formula = formula
+
+
+def _inside(what: str, lane: np.ndarray, col: np.ndarray, lane_formula: str = "lane") -> None:
     """Every cell a layout gives lies in tensor memory (lanes and columns relative to the address)."""
-    if lane.size and (lane.min() < 0 or lane.max() >= LANES or col.min() < 0 or col.max() >= COLUMNS):
-        raise TmemError(f"{what} reaches lanes {lane.min()}..{lane.max()}, columns {col.min()}..{col.max()}: "
-                        f"outside tensor memory ({LANES} lanes x {COLUMNS} columns)")
+    for arr, top, name, formula in ((lane, LANES, "lane", lane_formula), (col, COLUMNS, "column", "column")):
+        if arr.size and (arr.min() < 0 or arr.max() >= top):
+            bad = int(arr.min() if arr.min() < 0 else arr.max())
+            raise OutsideTensorMemory(f"{what} lands in {name} {bad}, outside 0-{top - 1}", formula)
 
 
 def d_cells(lay, n: int, align: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -136,7 +145,7 @@ def d_cells(lay, n: int, align: int = 0) -> tuple[np.ndarray, np.ndarray]:
     L = _align(lay, align)
     lane = np.broadcast_to(np.asarray(lay.lane(m=m, n=c, N=n, L=L), np.int64), (lay.rows, n))
     col = np.broadcast_to(np.asarray(lay.column(m=m, n=c, N=n, L=L), np.int64), (lay.rows, n))
-    _inside(f"layout {lay.id}: D of N = {n}", lane, col)
+    _inside("D", lane, col)
     return lane.copy(), col.copy()
 
 
@@ -156,7 +165,7 @@ def a_cells(lay, k: int, bits: int, align: int = 0) -> tuple[np.ndarray, np.ndar
                       for f in lay.a_lanes])
     col = np.broadcast_to(kk * bits // CELL_BITS, (lay.rows, k)).copy()
     bit = np.broadcast_to(kk * bits % CELL_BITS, (lay.rows, k)).copy()
-    _inside(f"layout {lay.id}: A of K = {k}", lanes, col)
+    _inside("a row of A", lanes, col, "a_lanes")
     return lanes, col, bit
 
 
@@ -193,7 +202,7 @@ def scale_cells(sf, extent: int, factors: int, sf_id: int, n: int = 0) -> tuple[
     byte = np.broadcast_to(np.asarray(sf.byte(r=r, s=s, q=0, id=sf_id, N=n), np.int64), shape).copy()
     if (byte < 0).any() or (byte > 3).any():
         raise TmemError(f"{sf.name}: {factors} factors from byte {sf_id} do not fit in a {CELL_BITS}-bit cell")
-    _inside(f"{sf.name}: {extent} x {factors} factors", lane, col)
+    _inside(f"{sf.name}: a factor", lane, col)
     return lane, col, byte
 
 
@@ -230,5 +239,5 @@ def metadata_cells(ml, rows: int, chunks: int, sel: int) -> tuple[np.ndarray, np
     outside = (bit < 0) | (bit > CELL_BITS - 4)
     if outside.any():
         raise TmemError(f"a 4-bit field at bit {int(bit[outside][0])} does not fit in a {CELL_BITS}-bit cell")
-    _inside(f"{ml.name}: {rows} rows x {chunks} chunks of metadata", lane, col)
+    _inside(f"{ml.name}: a chunk", lane, col)
     return lane, col, bit
