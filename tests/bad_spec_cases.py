@@ -1366,6 +1366,63 @@ case("sparse_signature_without_metadata",
 
 
 # =============================================================================================
+# Issue 30: every numerics parameter against its domain (ptxspec.semantics.numerics.DOMAINS, the
+# schema where it can say it), the domains that depend on a variant (a group dividing K, a `keep`
+# its output has, a split of its K), the parameters a model reads, and the element types a model's
+# arithmetic takes (MODEL_TYPES). Each edit validated before.
+
+NUM = "numerics.yaml"
+TF32_STEP = "params: {group: 4, F: 25, round: rz}"  # wmma m16n16k8 .tf32: two HMMA.1684 steps of k4
+TF32_RULE = "- when: {family: wmma, m: 16, n: 16, k: 8, atype: [tf32]"
+FP8_KEEP = "params: {F: 13, round: rz, keep: 13}"  # wgmma fp8 with an f32 D
+FP8EMU = "params: {group: 16, F: 25, round: rz, split: 2}"  # mma fp8 f32, sm_90's emulation
+VIA = "params: {F: 25, round: rz, via: f32}"  # wmma .f16 D with .f32 C
+SATF = "params: {group: 8, F: 25, round: rn, finite: 1}"
+
+
+def numerics_case(name, old, new, expect):
+    case(f"numerics_{name}", f"spec/numerics.yaml: {old!r} -> {new!r} validated (issue 30, reproducer 6).",
+         {NUM: edit_real(NUM, (old, new))}, expect)
+
+
+for _name, _new, _msg in (
+        ("F_negative", "params: {group: 4, F: -5, round: rz}", "params/F: -5 is less than the minimum of 1"),
+        ("F_zero", "params: {group: 4, F: 0, round: rz}", "params/F: 0 is less than the minimum of 1"),
+        ("F_huge", "params: {group: 4, F: 100000, round: rz}", "params/F: 100000 is greater than the maximum of 48"),
+        ("group_zero", "params: {group: 0, F: 25, round: rz}", "params/group: 0 is less than the minimum of 1"),
+        ("round_unknown", "params: {group: 4, F: 25, round: rq}", "params/round: 'rq' is not one of")):
+    numerics_case(_name, TF32_STEP, _new, [(NUM, _new, _msg)])
+
+numerics_case("group_dividing_no_K", TF32_STEP, "params: {group: 3, F: 25, round: rz}",
+              [(NUM, TF32_RULE, "numerics rule 5 (fdpa): group = 3 does not divide K = 8")])
+numerics_case("keep_beyond_any_format", FP8_KEEP, "params: {F: 13, round: rz, keep: 99}",
+              [(NUM, "keep: 99", "params/keep: 99 is greater than the maximum of 52")])
+numerics_case("keep_beyond_the_output", FP8_KEEP, "params: {F: 13, round: rz, keep: 30}",
+              [(NUM, ("- when: {family: wgmma, atype: [e4m3, e5m2], dtype: f32", 1),
+                "(fdpa): keep = 30: f32 has 23 fraction bits")])
+numerics_case("split_of_no_K", FP8EMU, "params: {group: 16, F: 25, round: rz, split: 3}",
+              [(NUM, "- when: {family: mma, kind: \"\", atype: [e4m3, e5m2], dtype: f32, sparse: false",
+                "(fp8emu): split = 3: K = 16 is no whole number of 2 x 3 k")])
+numerics_case("split_on_a_model_without_it", TF32_STEP, "params: {group: 4, F: 25, round: rz, split: 2}",
+              [(NUM, "round: rz, split: 2}", "numerics rule 5: model fdpa takes no 'split'")])
+numerics_case("via_a_type_no_step_rounds_to", VIA, "params: {F: 25, round: rz, via: e4m3}",
+              [(NUM, "via: e4m3", "params/via: 'e4m3' is not one of")])
+numerics_case("finite_not_a_flag", SATF, "params: {group: 8, F: 25, round: rn, finite: 7}",
+              [(NUM, "finite: 7", "params/finite: 7 is not one of")])
+numerics_case("integer_rule_with_float_inputs", "atype: [s8, u8, s4, u4], dtype: s32}",
+              "atype: [s8, u8, s4, u4, f16], dtype: s32}",
+              [(NUM, "- when: {atype: [s8, u8, s4, u4, f16]", "numerics rule 3 (integer): integer takes integers of "
+                "at most 8 bits as A and B, not atype f16")])
+numerics_case("fmachain_rounding_toward_zero", "params: {group: 4, round: rn}", "params: {group: 4, round: rz}",
+              [(NUM, "params: {group: 4, round: rz}", "round = 'rz' must be one of 'rn' (fmachain rounds every "
+                "operation to nearest")])
+_GROUPS = 'scale_vec::2X"]}\n    model: fdpa_groups\n    params: {group: 16, F: 35, round: rz}'
+numerics_case("groups_without_F", _GROUPS, _GROUPS.replace("F: 35, ", ""),
+              [(NUM, ("- when: {family: mma, sparse: false, kind: [\"kind::mxf4\"", 1),
+                "numerics rule 8: model fdpa_groups needs 'F'")])
+
+
+# =============================================================================================
 # Applying a case
 
 
