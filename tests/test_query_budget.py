@@ -38,7 +38,8 @@ def endless(tmp_path_factory) -> Path:
 
 
 def test_an_endless_view_is_stopped_by_the_budget(endless):
-    db = Database(sqlite3.connect(endless), "endless", seconds=0)
+    db = Database(sqlite3.connect(endless), "endless")
+    db.seconds = 0
     with pytest.raises(QueryError, match=f"time budget of 0 s.*{QUERY_SECONDS_ENV}"):
         db.execute("SELECT id FROM variants WHERE id = ?", (BF16,))
 
@@ -54,12 +55,12 @@ def test_the_query_command_stops_with_a_clear_error(endless):
 
 def test_the_budget_leaves_real_queries_alone():
     db = Database.open(DB)
-    assert db.seconds > 0
     assert len(db.execute("SELECT id FROM variants")) > 4000
+    assert db.seconds is not None and db.seconds > 0
 
 
 @pytest.mark.parametrize("bad", ["x", "-1", "nan", "inf"])
 def test_a_bad_budget_is_a_clear_error(monkeypatch, bad):
     monkeypatch.setenv(QUERY_SECONDS_ENV, bad)
     with pytest.raises(QueryError, match=QUERY_SECONDS_ENV):
-        Database.open(DB)
+        Database.open(DB).execute("SELECT 1")

@@ -6,7 +6,9 @@ parameter; column names are checked against the database's own columns before us
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
+import functools
 import json
 import math
 import os
@@ -115,15 +117,61 @@ class LoaderQueries:
         return [dict(r, variants=self.json_cell(r["variants"], "variants", r["variant_id"])) for r in rows]
 
 
-class Database(LoaderQueries):
-    def __init__(self, conn: sqlite3.Connection, name: str = "the database", seconds: float | None = None):
+class StatementBudget:
+    """A time budget per statement, through SQLite's progress handler: past it, the statement is
+    interrupted and `budget_error` says so (a hang guard: see QUERY_SECONDS). `seconds` (default:
+    query_seconds()) may be set on the object."""
+
+    name: str
+    conn: sqlite3.Connection
+    seconds: float | None = None
+    _deadline = math.inf
+    _interrupted = False
+    _watched: sqlite3.Connection | None = None
+
+    @contextlib.contextmanager
+    def budget(self):
+        """Arm the budget for one statement (the progress handler is installed on first use)."""
+        if self._watched is not self.conn:
+            self.conn.set_progress_handler(self._progress, PROGRESS_STEPS)
+            self._watched = self.conn
+        if self.seconds is None:
+            self.seconds = query_seconds()
+        self._deadline, self._interrupted = time.monotonic() + self.seconds, False
+        try:
+            yield
+        finally:
+            self._deadline = math.inf
+
+    def _progress(self) -> int:
+        """Nonzero interrupts the statement (past its time budget)."""
+        if time.monotonic() >= self._deadline:
+            self._interrupted = True
+            return 1
+        return 0
+
+    def budget_error(self) -> QueryError | None:
+        if not self._interrupted:
+            return None
+        return QueryError(f"{self.name}: a statement ran past its time budget of {self.seconds:g} s and was stopped (a "
+                          f"real query takes milliseconds: the file may be crafted or damaged; run `ptxspec build`, "
+                          f"or raise the budget with {QUERY_SECONDS_ENV}=SECONDS)")
+
+
+def budgeted(execute):
+    """Database.execute under its statement's time budget (StatementBudget)."""
+    @functools.wraps(execute)
+    def run(self, *args, **kwargs):
+        with self.budget():
+            return execute(self, *args, **kwargs)
+    return run
+
+
+class Database(LoaderQueries, StatementBudget):
+    def __init__(self, conn: sqlite3.Connection, name: str = "the database"):
         self.conn = conn
         self.conn.row_factory = sqlite3.Row
         self.name = name
-        self.seconds = query_seconds() if seconds is None else seconds  # per statement (a hang guard)
-        self._deadline = math.inf
-        self._interrupted = False
-        conn.set_progress_handler(self._progress, PROGRESS_STEPS)
         self._columns: dict[str, dict[str, str]] = {}
         self._catalog = None  # ptxspec.model.catalog.Catalog, built on the first lookup
 
@@ -161,17 +209,10 @@ class Database(LoaderQueries):
             raise QueryError(f"{self.name} is truncated ({path.stat().st_size} of {pages * page_size} bytes)"
                              f"{rebuild}")
 
-    def _progress(self) -> int:
-        """SQLite's progress handler: nonzero interrupts the statement (past its time budget)."""
-        if time.monotonic() >= self._deadline:
-            self._interrupted = True
-            return 1
-        return 0
-
+    @budgeted
     def execute(self, sql: str, params=(), plain: bool = False) -> list:
         """Every statement goes through here (rows as sqlite3.Row, or plain tuples): a damaged file
-        is a QueryError, never a crash; one that runs past the time budget is interrupted."""
-        self._deadline, self._interrupted = time.monotonic() + self.seconds, False
+        is a QueryError, never a crash; one past its time budget is interrupted (StatementBudget)."""
         try:
             cur = self.conn.execute(sql, params)
             if plain:
@@ -180,16 +221,10 @@ class Database(LoaderQueries):
             _no_blobs(self.name, cur, rows)
             return rows
         except sqlite3.Error as exc:
-            if self._interrupted:
-                raise QueryError(f"{self.name}: a statement ran past its time budget of {self.seconds:g} s and was "
-                                 f"stopped (a real query takes milliseconds: the file may be crafted or damaged; "
-                                 f"run `ptxspec build`, or raise the budget with {QUERY_SECONDS_ENV}=SECONDS)") from None
-            raise QueryError(f"{self.name} cannot answer ({exc}): it is damaged or not a ptxspec database; "
-                             "run `ptxspec build`") from None
+            raise self.budget_error() or QueryError(f"{self.name} cannot answer ({exc}): it is damaged or not a "
+                                                    "ptxspec database; run `ptxspec build`") from None
         except (OverflowError, MemoryError) as exc:
             raise QueryError(f"the query is too large for {self.name} ({exc})") from None
-        finally:
-            self._deadline = math.inf
 
     def columns(self, table: str) -> dict[str, str]:
         if table not in self._columns:
