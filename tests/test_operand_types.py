@@ -231,3 +231,24 @@ def test_smem_descriptor_decoder_refuses_words_wider_than_64_bits():
     assert S.decode_descriptor(SPEC, d, "tcgen05")["start_address"] == ORIGIN
     for bad in (d | 1 << 64, 1 << 70, -1):
         refuses(lambda bad=bad: S.decode_descriptor(SPEC, bad, "tcgen05"), "descriptor")
+
+
+def test_unpack_of_an_empty_batch_is_a_clear_error():
+    v = SPEC.variant(BF16)
+    msg = refuses(lambda: v.unpack("a", np.zeros((0, 32, 4), np.uint32)), "empty batch")
+    assert "reshape" not in msg
+
+
+def test_one_register_operands_keep_their_shape():
+    """Metadata, scale registers and the lane mask hold one (or four) registers per thread: a shape
+    that only flattens to it is refused, not read."""
+    v = next(x for x in SPEC.variants if x.family == "mma" and x.sparse and x.atype == "f16")
+    nib = v.metadata_nibbles[0]
+    ops = {o.name: np.zeros((v.threads, o.regs), np.uint32) for o in v.operands if o.kind == "fragment" and o.io != "out"}
+    meta = np.full(v.threads, sum(nib << (4 * i) for i in range(8)), np.uint32)
+    v.execute(**ops, e=meta, f=0)
+    refuses(lambda: v.execute(**ops, e=meta[None, None], f=0), "e holds one register")
+    refuses(lambda: v.execute(**ops, e=meta[None][:0], f=0), "batch of at least one")
+    t, tops = _tcgen05_call()
+    tops["disable_output_lane"] = np.zeros((1, 1, 4), np.uint32)
+    refuses(lambda: t.execute(**tops), "shaped (4,)")

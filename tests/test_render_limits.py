@@ -91,3 +91,8 @@ def test_the_command_line_sets_the_limits(tmp_path):
         assert proc.returncode == 1, proc.stderr
         assert re.fullmatch(rf"{re.escape(str(t))}:1:1: error: .*{opt}.*\n", proc.stderr), proc.stderr
         assert not (tmp_path / "o").exists()
+
+
+def test_a_range_too_long_to_count_is_refused_by_the_sandbox(tmp_path):
+    msg = _render(tmp_path, "{% for i in range(2**63) %}{% endfor %}")
+    assert "beyond the sandbox's limit" in msg and "OverflowError" not in msg

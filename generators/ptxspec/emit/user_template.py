@@ -106,8 +106,12 @@ def _environment(directory: Path, budget: Budget):
 
     def bounded_range(*args):
         r = range(*args)
-        if len(r) > MAX_RANGE:
-            raise SecurityError(f"range of {len(r)} items is beyond the sandbox's limit of {MAX_RANGE}")
+        try:
+            n = len(r)
+        except OverflowError:  # more items than a C size holds
+            n = (r.stop - r.start) // r.step
+        if n > MAX_RANGE:
+            raise SecurityError(f"range of {n} items is beyond the sandbox's limit of {MAX_RANGE}")
         return r
 
     env = Sandbox(loader=jinja2.FileSystemLoader(str(directory)), undefined=jinja2.StrictUndefined,

@@ -14,6 +14,7 @@ relative to the TMEM address the instruction names; columns are 32-bit cells.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,12 +113,13 @@ def _align(lay, align: int) -> int:
 
 def _count(what: str, value, most: int) -> int:
     """A size argument: an integer from 1 to `most` (what fits in tensor memory), else TmemError."""
-    x = integer(what, value, -(1 << 63), 1 << 63)
-    if not 1 <= x <= most:
+    try:
+        return integer(what, value, 1, most)
+    except ValueError:  # an integer, out of range (anything else is integer's TypeError)
+        x = operator.index(value)
         room = f" (tensor memory, {LANES} lanes x {COLUMNS} columns of {CELL_BITS} bits, holds no more)" \
             if x > most else ""
-        raise TmemError(f"{what} is an integer from 1 to {most}; got {x}{room}")
-    return x
+        raise TmemError(f"{what} is an integer from 1 to {most}; got {x}{room}") from None
 
 
 class OutsideTensorMemory(TmemError):

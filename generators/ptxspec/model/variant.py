@@ -244,7 +244,11 @@ class Variant:
         """Registers -> the matrix of raw codes, or (values=True) of typed values (ptxspec.values).
         Registers are words: unsigned integers of the register's width (ptxspec.core.words)."""
         fm = self.fragment_map(operand)
-        codes = fm.unpack(words(f"registers of operand {operand!r} of {self.id}", regs, 64 if fm.bits == 64 else 32))
+        what = f"registers of operand {operand!r} of {self.id}"
+        regs = words(what, regs, 64 if fm.bits == 64 else 32)
+        if 0 in regs.shape[:-2]:
+            raise ValueError(f"{what}: an empty batch (shape {regs.shape}); pass at least one set of registers")
+        codes = fm.unpack(regs)
         if not values:
             return codes
         return from_codes(self.spec.types[self.element_type(operand)], codes, fm.bits)

@@ -217,15 +217,25 @@ def operand_matrices(v, *, smem=None, smem_origin: int = 0, **ops):
     for o in v.operands:  # block scaling: the scale factors, read through the operand's scale map
         if o.scale_map:
             sel = blockscale.selector_of(v, o.name)
+            _one_register(v, o.name, ops[o.name])
             imm[f"scale_{o.matrix}"] = blockscale.scales_from_registers(v, o.name, ops[o.name], ops[sel.name])
     if v.sparse:
         meta_name = next(o.name for o in v.operands if o.kind == "metadata")
         sel_name = next(o.name for o in v.operands if o.kind == "selector")
-        meta = np.asarray(ops[meta_name])
-        if meta.shape[-1:] != (v.threads,):
-            raise ValueError(f"{v.id}: {meta_name} must be shaped ({v.threads},) or (batch, {v.threads})")
+        meta = _one_register(v, meta_name, ops[meta_name])
         a, imm["kept"] = _expand(v, a, meta, int(ops.get(sel_name, 0)))
     return a, b, c, imm
+
+
+def _one_register(v, name: str, regs) -> np.ndarray:
+    """A one-register operand per thread (metadata, scale factors): shaped (threads,) or (threads, 1),
+    with or without a batch of at least one before; returned as (threads,) or (batch, threads)."""
+    r = np.asarray(regs)
+    core = r.shape[:-1] if r.shape[-1:] == (1,) and r.ndim >= 2 else r.shape
+    if core[-1:] != (v.threads,) or len(core) > 2 or (len(core) == 2 and core[0] == 0):
+        raise ValueError(f"{v.id}: {name} holds one register per thread: shaped ({v.threads},) or ({v.threads}, 1), "
+                         f"or (batch, ...) with a batch of at least one; got {r.shape}")
+    return r.reshape(core)
 
 
 def compute(v, a, b, c, imm: dict, p: nm.NumericsParams | None = None) -> np.ndarray:

@@ -456,8 +456,9 @@ def _lane_mask(v, ops, cta: int) -> list[np.ndarray]:
     regs = ops.get("disable_output_lane")
     if regs is None:
         return [np.zeros(tmem.LANES, bool)] * cta
-    r = regs.astype(np.uint64).reshape(-1)  # checked 32-bit words (operands.checked)
-    if r.size != 4 * cta:
-        raise ValueError(f"{v.id}: disable_output_lane holds {4 * cta} registers of 32 bits")
+    r = regs.astype(np.uint64)  # checked 32-bit words (operands.checked)
+    if r.shape != (4 * cta,):
+        raise ValueError(f"{v.id}: disable_output_lane holds {4 * cta} registers of 32 bits: shaped ({4 * cta},); "
+                         f"got {r.shape}")
     bits = ((r[:, None] >> np.arange(32, dtype=np.uint64)) & np.uint64(1)).astype(bool).reshape(cta, tmem.LANES)
     return list(bits)
