@@ -80,6 +80,8 @@ CASES = [  # (name, file, old text, new text, marker of the line reported, messa
     ("hardware_unknown", MMA, '"hardware": "H100"', '"hardware": "H1000"', '"hardware"', "is no GPU ptxspec knows"),
     ("result_written_twice", MMA, f'"{VID}": [10, 1280, 0],', f'"{VID}": [10, 1280, 0],\n    "{VID}": [10, 1280, 3],',
      (VID, 2), f"key '{VID}' written twice in results"),
+    ("count_beyond_64_bits", MMA, f'"{VID}": [10, 1280, 0]', f'"{VID}": [10, 111111111111111111111111111111, 0]',
+     VID, "is greater than the maximum of 9223372036854775807"),
     ("top_key_written_twice", MMA, '"date": "2026-11-22",', '"date": "2026-11-22",\n  "date": "2026-11-23",',
      ('"date"', 2), "key 'date' written twice in the document"),
 ]
@@ -125,3 +127,21 @@ def test_positions_name_every_key_and_item():
 def test_every_gpu_of_the_evidence_is_known():
     for p in (ROOT / "evidence").glob("*.json"):
         assert json.loads(p.read_text())["hardware"] in GPU_ARCH
+
+
+@pytest.mark.parametrize("special", ["fifo", "device"])
+def test_an_evidence_file_that_is_no_regular_file_is_a_located_error(pristine, tmp_path, special):
+    """A FIFO made validate wait forever, a link to /dev/zero read until memory ran out (fuzz seed 30,
+    trees 3862 and 5658): neither is read now."""
+    import os
+    root = tmp_path / "checkout"
+    shutil.copytree(pristine, root, symlinks=True)
+    path = root / "evidence" / MMA
+    path.unlink()
+    if special == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    code, found = _validate(root)
+    assert code == 1 and [(f, ln) for f, ln, _ in found] == [(MMA, 1)], found
+    assert "not a regular file" in found[0][2]

@@ -19,8 +19,12 @@ import re
 from pathlib import Path, PurePosixPath
 
 from ptxspec.core.errors import Pos, Problems
+from ptxspec.loading.yamlsrc import read_regular
 
-__all__ = ["check_evidence", "json_positions", "locate", "referenced", "GPU_ARCH"]
+__all__ = ["check_evidence", "json_positions", "locate", "referenced", "GPU_ARCH", "EVIDENCE_BYTES"]
+
+#: The largest evidence file read (the largest today is 0.2 MB): a file past it is a located error.
+EVIDENCE_BYTES = 16 << 20
 
 #: The architecture (compute capability x 10) of each GPU an evidence file may name as `hardware`
 #: (NVIDIA's CUDA GPU list); a campaign's target must be of it (an H100 runs sm_90 and sm_90a code).
@@ -155,8 +159,8 @@ def referenced(directory: Path | None) -> list[str]:
         return out
     for path in sorted(Path(directory).glob("*.json")):
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
+            doc = json.loads(read_regular(str(path), EVIDENCE_BYTES).decode("utf-8"))
+        except (OSError, ValueError, RecursionError):  # the loader reports it
             continue
         if not isinstance(doc, dict):
             continue

@@ -11,7 +11,8 @@ import jsonschema
 
 from ptxspec.core.errors import Pos, Problems
 from ptxspec.core.paths import EVIDENCE_FILES, schema_dir
-from ptxspec.loading.evidence_checks import check_evidence, locate
+from ptxspec.loading.evidence_checks import EVIDENCE_BYTES, check_evidence, locate
+from ptxspec.loading.yamlsrc import read_regular
 from ptxspec.model.evidence import Evidence, EvidenceIndex, Result
 
 
@@ -44,7 +45,7 @@ def read_evidence(directory: str | os.PathLike | None, problems: Problems) -> Ev
     for path in sorted(Path(directory).glob(EVIDENCE_FILES)):
         where = Pos(str(path))
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_regular(str(path), EVIDENCE_BYTES).decode("utf-8")  # never a FIFO or a device
             doc = json.loads(text)
         except (OSError, UnicodeDecodeError) as exc:
             problems.add(where, f"cannot read evidence: {exc}")
