@@ -239,9 +239,12 @@ def _hostile_array(rng, a):
     return name, make()
 
 
-def _shape_hostile(rng, a):
+def _shape_hostile(rng, a, cells: bool = False):
+    """A shape no operand of this kind has. A tensor-memory image (`cells`) may hold fewer columns
+    than a CTA's 512, so there the short side is its lanes."""
     a = np.asarray(a)
-    name, make = rng.choice([("short", lambda: a[..., :-1]), ("long", lambda: np.concatenate([a, a[..., :1]], -1)),
+    short = ("fewer lanes", lambda: a[:-1]) if cells else ("short", lambda: a[..., :-1])
+    name, make = rng.choice([short, ("long", lambda: np.concatenate([a, a[..., :1]], -1)),
                              ("empty batch", lambda: np.zeros((0,) + a.shape, a.dtype)),
                              ("scalar", lambda: np.uint32(0)), ("deep", lambda: a[None, None])])
     return name, make()
@@ -265,7 +268,7 @@ def change(rng, b: Baseline):
         return f"{name}: {how}", "refuse", ops
     if kind == "shape":
         name = rng.choice(b.registers)
-        how, ops[name] = _shape_hostile(rng, ops[name])
+        how, ops[name] = _shape_hostile(rng, ops[name], cells=name == "tmem")
         return f"{name}: {how}", "refuse", ops
     if kind == "image":
         name = rng.choice(b.images)

@@ -161,6 +161,8 @@ def test_tcgen05_call_is_valid():
     ("tmem", np.full((128, 512), np.nan), "tmem"),
     ("tmem", np.full((128, 512), -1, np.int64), "tmem"),
     ("tmem", np.full((128, 512), 2 ** 32, np.int64), "tmem"),
+    ("tmem", np.zeros((128, 513), np.uint32), "1 to 512 columns"),
+    ("tmem", np.zeros((127, 512), np.uint32), "1 to 512 columns"),
     ("smem", np.zeros(1 << 15), "smem"),
     ("disable_output_lane", [2 ** 40] * 4, "disable_output_lane"),
     ("disable_output_lane", [-1] * 4, "disable_output_lane"),

@@ -112,10 +112,11 @@ def memory_image(smem, what: str = "smem", ndims: tuple[int, ...] = (1, 2)):
     return a
 
 
-def tmem_image(v, img, shape: tuple[int, ...], what: str = "tmem") -> np.ndarray:
-    """A tensor-memory image: 32-bit cells, a copy shaped `shape` (-1: any extent of at least one)."""
+def tmem_image(v, img, shape: tuple[int, ...], columns: int, what: str = "tmem") -> np.ndarray:
+    """A tensor-memory image: 32-bit cells, a copy shaped `shape` (-1: the columns, from 1 to
+    `columns`: an image may hold the first columns of a CTA's tensor memory, not more than it has)."""
     a = np.array(words(f"{v.id}: {what} (tensor-memory cells)", img, 32), dtype=np.uint32)
-    if a.ndim != len(shape) or any(w not in (-1, n) or n == 0 for w, n in zip(shape, a.shape)):
-        want = ", ".join("columns" if w == -1 else str(w) for w in shape)
+    if a.ndim != len(shape) or any(n != w if w != -1 else not 1 <= n <= columns for w, n in zip(shape, a.shape)):
+        want = ", ".join(f"1 to {columns} columns" if w == -1 else str(w) for w in shape)
         raise ValueError(f"{v.id}: {what} must be shaped ({want}) of 32-bit cells; got {a.shape}")
     return a

@@ -364,7 +364,7 @@ def _run(v, tmem_img, smem, smem_origin, meta, ops, kind_params=None):
     ops = checked(v, ops)  # every operand a word of its register (idesc, addresses, masks), refused otherwise
     smem_origin = address(f"{v.id}: smem_origin", smem_origin)
     p = product(v, ops["idesc"])
-    img = tmem_image(v, tmem_img, (2, tmem.LANES, -1) if p.cta == 2 else (tmem.LANES, -1))
+    img = tmem_image(v, tmem_img, (2, tmem.LANES, -1) if p.cta == 2 else (tmem.LANES, -1), tmem.COLUMNS)
     if p.ws and "zero_column_mask" in ops:
         _check_column_mask(v, int(ops["zero_column_mask"]))
     lay = tmem.datapath(spec, p.m, v.qualifiers.get("cta_group", ""), p.sparse, p.ws, v.family,
