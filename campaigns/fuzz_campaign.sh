@@ -11,7 +11,7 @@ set -u
 seed=$1 out=$2 trees=$3 api=$4 renders=$5 queries=$6 workers=${7:-$(nproc)} seconds=${8:-540}
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out/logs"
-side=$(( workers / 8 > 0 ? workers / 8 : 1 ))      # workers for each of api, render and query cases
+side=$(( workers / 16 > 0 ? workers / 16 : 1 ))    # workers for each of api, render and query cases
 tw=$(( workers - 3 * side > 0 ? workers - 3 * side : 1 ))
 launch() {  # kind count nworkers
     local kind=$1 count=$2 n=$3 per=$(( ($2 + $3 - 1) / $3 )) k
