@@ -66,6 +66,7 @@ description: >
   Trimmed copy of spec/families/wgmma/mma_async_sp.yaml: the f16 and tf32 groups only.
 semantics: mma
 opcode: "wgmma.mma_async.sp.sync.aligned.m{m}n{n}k{k}{satfinite}.{dtype}.{atype}.{btype}"
+introduced: {targets: sm_90a, ptx: "8.2"}
 requires:
   - {ptx: "8.2", targets: sm_90a}
 signatures:
@@ -199,7 +200,7 @@ case("duplicate_key_nested",
 case("duplicate_key_flow_mapping",
      "`ptx` given twice inside a flow mapping.",
      {COMMIT: edit_real(COMMIT, ('{ptx: "8.0", targets: sm_90a}', '{ptx: "8.0", targets: sm_90a, ptx: "8.1"}'))},
-     [(COMMIT, "targets: sm_90a", "duplicate key 'ptx'", 35)])
+     [(COMMIT, '{ptx: "8.0", targets: sm_90a, ptx', "duplicate key 'ptx'", 35)])
 
 # =============================================================================================
 # Aliases, tags, merge keys
@@ -568,7 +569,7 @@ case("empty_n_range",
 case("duplicate_variant_two_groups",
      "Two groups of one instruction expanding to the same opcode.",
      {FENCE: real(FENCE) + "  - name: fence_again\n    signature: none\n"},
-     [(FENCE, "name: fence_again", "variant wgmma.fence.sync.aligned defined twice (also group 'fence' at line 27)")])
+     [(FENCE, "name: fence_again", "variant wgmma.fence.sync.aligned defined twice (also group 'fence' at line ")])
 
 case("duplicate_instruction_file",
      "Two instruction files define the same instruction name.",
@@ -1358,6 +1359,90 @@ case("sparse_signature_without_metadata",
                          "    - {name: b_desc, kind: descriptor, io: in, matrix: b}\n"))},
      [(SP, ("    signature: transposable", 1), "lacks what mma needs: a metadata operand (the group is sparse)"),
       (SP, ("    signature: transposable", 2), "lacks what mma needs: a metadata operand (the group is sparse)")])
+
+
+# =============================================================================================
+# Issue 30: every numerics parameter against its domain (ptxspec.semantics.numerics.DOMAINS, the
+# schema where it can say it), the domains that depend on a variant (a group dividing K, a `keep`
+# its output has, a split of its K), the parameters a model reads, and the element types a model's
+# arithmetic takes (MODEL_TYPES). Each edit validated before.
+
+NUM = "numerics.yaml"
+TF32_STEP = "params: {group: 4, F: 25, round: rz}"  # wmma m16n16k8 .tf32: two HMMA.1684 steps of k4
+TF32_RULE = "- when: {family: wmma, m: 16, n: 16, k: 8, atype: [tf32]"
+FP8_KEEP = "params: {F: 13, round: rz, keep: 13}"  # wgmma fp8 with an f32 D
+FP8EMU = "params: {group: 16, F: 25, round: rz, split: 2}"  # mma fp8 f32, sm_90's emulation
+VIA = "params: {F: 25, round: rz, via: f32}"  # wmma .f16 D with .f32 C
+SATF = "params: {group: 8, F: 25, round: rn, finite: 1}"
+
+
+def numerics_case(name, old, new, expect):
+    case(f"numerics_{name}", f"spec/numerics.yaml: {old!r} -> {new!r} validated (issue 30, reproducer 6).",
+         {NUM: edit_real(NUM, (old, new))}, expect)
+
+
+for _name, _new, _msg in (
+        ("F_negative", "params: {group: 4, F: -5, round: rz}", "params/F: -5 is less than the minimum of 1"),
+        ("F_zero", "params: {group: 4, F: 0, round: rz}", "params/F: 0 is less than the minimum of 1"),
+        ("F_huge", "params: {group: 4, F: 100000, round: rz}", "params/F: 100000 is greater than the maximum of 48"),
+        ("group_zero", "params: {group: 0, F: 25, round: rz}", "params/group: 0 is less than the minimum of 1"),
+        ("round_unknown", "params: {group: 4, F: 25, round: rq}", "params/round: 'rq' is not one of")):
+    numerics_case(_name, TF32_STEP, _new, [(NUM, _new, _msg)])
+
+numerics_case("group_dividing_no_K", TF32_STEP, "params: {group: 3, F: 25, round: rz}",
+              [(NUM, TF32_RULE, "numerics rule 5 (fdpa): group = 3 does not divide K = 8")])
+numerics_case("keep_beyond_any_format", FP8_KEEP, "params: {F: 13, round: rz, keep: 99}",
+              [(NUM, "keep: 99", "params/keep: 99 is greater than the maximum of 52")])
+numerics_case("keep_beyond_the_output", FP8_KEEP, "params: {F: 13, round: rz, keep: 30}",
+              [(NUM, ("- when: {family: wgmma, atype: [e4m3, e5m2], dtype: f32", 1),
+                "(fdpa): keep = 30: f32 has 23 fraction bits")])
+numerics_case("split_of_no_K", FP8EMU, "params: {group: 16, F: 25, round: rz, split: 3}",
+              [(NUM, "- when: {family: mma, kind: \"\", atype: [e4m3, e5m2], dtype: f32, sparse: false",
+                "(fp8emu): split = 3: K = 16 is no whole number of 2 x 3 k")])
+numerics_case("split_on_a_model_without_it", TF32_STEP, "params: {group: 4, F: 25, round: rz, split: 2}",
+              [(NUM, "round: rz, split: 2}", "numerics rule 5: model fdpa takes no 'split'")])
+numerics_case("via_a_type_no_step_rounds_to", VIA, "params: {F: 25, round: rz, via: e4m3}",
+              [(NUM, "via: e4m3", "params/via: 'e4m3' is not one of")])
+numerics_case("finite_not_a_flag", SATF, "params: {group: 8, F: 25, round: rn, finite: 7}",
+              [(NUM, "finite: 7", "params/finite: 7 is not one of")])
+numerics_case("integer_rule_with_float_inputs", "atype: [s8, u8, s4, u4], dtype: s32}",
+              "atype: [s8, u8, s4, u4, f16], dtype: s32}",
+              [(NUM, "- when: {atype: [s8, u8, s4, u4, f16]", "numerics rule 3 (integer): integer takes integers of "
+                "at most 8 bits as A and B, not atype f16")])
+numerics_case("fmachain_rounding_toward_zero", "params: {group: 4, round: rn}", "params: {group: 4, round: rz}",
+              [(NUM, "params: {group: 4, round: rz}", "round = 'rz' must be one of 'rn' (fmachain rounds every "
+                "operation to nearest")])
+_GROUPS = 'scale_vec::2X"]}\n    model: fdpa_groups\n    params: {group: 16, F: 35, round: rz}'
+numerics_case("groups_without_F", _GROUPS, _GROUPS.replace("F: 35, ", ""),
+              [(NUM, ("- when: {family: mma, sparse: false, kind: [\"kind::mxf4\"", 1),
+                "numerics rule 8: model fdpa_groups needs 'F'")])
+
+
+# =============================================================================================
+# Issue 30: requirements before the instruction existed. Each instruction file states its
+# introduction (`introduced:`, from the manual's PTX ISA Notes / Target ISA Notes); a requirement
+# clause or a refinement that reaches back before it is refused (reproducer 7; each validated).
+
+LDM = "families/ldmatrix/ldmatrix.yaml"
+TC_MMA = "families/tcgen05/mma.yaml"
+MMA_SP = "families/mma/mma_sp.yaml"
+
+case("introduction_ldmatrix_ptx_too_early", "ldmatrix required from PTX 6.3, before its introduction in 6.5.",
+     {LDM: edit_real(LDM, ('  - {ptx: "6.5", targets: {at_least: sm_75}}', '  - {ptx: "6.3", targets: {at_least: sm_75}}'))},
+     [(LDM, '  - {ptx: "6.3"', "a requirement from PTX 6.3: ldmatrix was introduced in PTX 6.5 on sm_75")])
+case("introduction_ldmatrix_target_too_early", "ldmatrix required on sm_70 and later, before its sm_75.",
+     {LDM: edit_real(LDM, ('  - {ptx: "6.5", targets: {at_least: sm_75}}', '  - {ptx: "6.5", targets: {at_least: sm_70}}'))},
+     [(LDM, "at_least: sm_70", "a requirement on sm_70, sm_72: ldmatrix was introduced in PTX 6.5 on sm_75")])
+case("introduction_tcgen05_mma_on_hopper", "tcgen05.mma required on sm_90a, a generation before sm_100a.",
+     {TC_MMA: edit_real(TC_MMA, ('  - {ptx: "8.6", targets: sm_100a}', '  - {ptx: "8.6", targets: sm_90a}'))},
+     [(TC_MMA, '  - {ptx: "8.6", targets: sm_90a}', "a requirement on sm_90a: tcgen05.mma was introduced in PTX 8.6 "
+       "on sm_100a")])
+case("introduction_refinement_too_early", "mma.sp::ordered_metadata refined to PTX 6.0, before mma.sp's 7.1.",
+     {MMA_SP: edit_real(MMA_SP, ('    requires: {ptx: "8.5"}\n    metadata_order', '    requires: {ptx: "6.0"}\n    metadata_order'))},
+     [(MMA_SP, 'requires: {ptx: "6.0"}', "a requirement from PTX 6.0: mma.sp was introduced in PTX 7.1")])
+case("introduction_missing", "An instruction file without its introduction.",
+     {LDM: edit_real(LDM, ('introduced: {targets: {at_least: sm_75}, ptx: "6.5"}\n', ''))},
+     [(LDM, 1, "'introduced' is required")])
 
 
 # =============================================================================================

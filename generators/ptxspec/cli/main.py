@@ -105,7 +105,28 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("template", metavar="TEMPLATE", help="template file (examples/NAME: the checkout's or the "
                    "installed package's example)")
     r.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    r.add_argument("--max-seconds", type=_positive(float), metavar="S", help="stop a rendering that runs longer "
+                   "(default 300)")
+    r.add_argument("--max-iterations", type=_positive(int), metavar="N", help="stop after this many loop "
+                   "iterations, all loops together (default 20,000,000)")
+    r.add_argument("--max-size", type=_positive(int), metavar="N", help="the largest string, list or mapping a "
+                   "template may build, in items or characters (default 16,777,216)")
+    r.add_argument("--max-output", type=_positive(int), metavar="N", help="the most output, in characters "
+                   "(default 268,435,456)")
     return p
+
+
+def _positive(kind):
+    """An argparse type: a number of `kind`, more than 0."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not 0 < value < float("inf"):
+            raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
+        return value
+    return parse
 
 
 #: commands that build a model in one go and end: the cyclic garbage collector only slows them down
