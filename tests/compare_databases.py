@@ -22,19 +22,13 @@ from pathlib import Path
 PROVENANCE = {"provenance"}
 
 
-def _open(ref: str, scratch: Path) -> sqlite3.Connection:
+def _path(ref: str, scratch: Path) -> Path:
     path = Path(ref)
     if not path.is_file():  # a git revision
         data = subprocess.run(["git", "show", f"{ref}:generated/ptxspec.sqlite"], capture_output=True, check=True).stdout
         path = scratch / f"{ref.replace('/', '_')}.sqlite"
         path.write_bytes(data)
-    return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-
-
-def _relations(conn) -> dict[str, str]:
-    """name -> 'table' or 'view', without SQLite's own."""
-    return {n: t for n, t in conn.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') "
-                                          "AND name NOT LIKE 'sqlite_%'")}
+    return path
 
 
 #: the tables that store rows shared between variants under numbers the writer assigns (schema/
@@ -44,27 +38,40 @@ INTERNAL = {"variant_rows", "requirements", "requirement_clause_rows", "requirem
             "numerics_results", "evidence_results", "evidence_sets"}
 
 
-def compare(old: sqlite3.Connection, new: sqlite3.Connection, ignore: set[str] = frozenset()) -> dict[str, tuple]:
-    """table -> (rows only in OLD, rows only in NEW) for every table or view that differs."""
+def _relations(conn, schema: str) -> dict[str, str]:
+    """name -> 'table' or 'view' of one attached database, without SQLite's own."""
+    return {n: t for n, t in conn.execute(f"SELECT name, type FROM {schema}.sqlite_master WHERE type IN "
+                                          "('table', 'view') AND name NOT LIKE 'sqlite_%'")}
+
+
+def compare(old: Path, new: Path, ignore: set[str] = frozenset(), examples: int = 3) -> dict[str, tuple]:
+    """table -> ((count, a few rows) only in OLD, (count, a few rows) only in NEW) for every table or
+    view that differs. SQLite computes the differences (EXCEPT), so memory stays small."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute(f"ATTACH DATABASE '{old.as_posix()}' AS o")
+    conn.execute(f"ATTACH DATABASE '{new.as_posix()}' AS n")
     out = {}
-    ro, rn = _relations(old), _relations(new)
+    ro, rn = _relations(conn, "o"), _relations(conn, "n")
     for name in sorted(set(ro) | set(rn)):
         if name in PROVENANCE or name in INTERNAL:
             continue
         if name not in ro or name not in rn:
-            out[name] = ((f"{name}: only in NEW",) if name not in ro else (f"{name}: only in OLD",), ())
+            out[name] = ((1, (f"{name}: only in NEW",) if name not in ro else (f"{name}: only in OLD",)), (0, ()))
             continue
-        cols_o = [r[1] for r in old.execute(f"PRAGMA table_info({name})")]
-        cols_n = [r[1] for r in new.execute(f"PRAGMA table_info({name})")]
-        cols = [c for c in cols_o if c in cols_n and f"{name}.{c}" not in ignore]
+        cols_o = [r[1] for r in conn.execute(f"PRAGMA o.table_info({name})")]
+        cols_n = [r[1] for r in conn.execute(f"PRAGMA n.table_info({name})")]
         if set(cols_o) != set(cols_n):
-            out[name] = ((f"columns {sorted(set(cols_o) - set(cols_n))} only in OLD",),
-                         (f"columns {sorted(set(cols_n) - set(cols_o))} only in NEW",))
+            out[name] = ((1, (f"columns {sorted(set(cols_o) - set(cols_n))} only in OLD",)),
+                         (1, (f"columns {sorted(set(cols_n) - set(cols_o))} only in NEW",)))
             continue
-        q = f"SELECT {', '.join(cols)} FROM {name}"
-        a, b = set(old.execute(q)), set(new.execute(q))
-        if a != b:
-            out[name] = (tuple(sorted(a - b, key=repr)), tuple(sorted(b - a, key=repr)))
+        cols = ", ".join(f'"{c}"' for c in cols_o if f"{name}.{c}" not in ignore)
+        sides = []
+        for a, b in (("o", "n"), ("n", "o")):
+            q = f"SELECT {cols} FROM {a}.{name} EXCEPT SELECT {cols} FROM {b}.{name}"
+            count = conn.execute(f"SELECT count(*) FROM ({q})").fetchone()[0]
+            sides.append((count, tuple(conn.execute(f"{q} LIMIT {examples}")) if count else ()))
+        if sides[0][0] or sides[1][0]:
+            out[name] = tuple(sides)
     return out
 
 
@@ -75,12 +82,12 @@ def main(argv=None) -> int:
     p.add_argument("--ignore", nargs="*", default=[], metavar="TABLE.COLUMN")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
-        diffs = compare(_open(args.old, Path(scratch)), _open(args.new, Path(scratch)), set(args.ignore))
-    for name, (only_old, only_new) in diffs.items():
-        print(f"{name}: {len(only_old)} rows only in OLD, {len(only_new)} only in NEW")
-        for r in only_old[:3]:
+        diffs = compare(_path(args.old, Path(scratch)), _path(args.new, Path(scratch)), set(args.ignore))
+    for name, ((n_old, only_old), (n_new, only_new)) in diffs.items():
+        print(f"{name}: {n_old} rows only in OLD, {n_new} only in NEW")
+        for r in only_old:
             print(f"  - {r}")
-        for r in only_new[:3]:
+        for r in only_new:
             print(f"  + {r}")
     if not diffs:
         print("every table and view holds the same rows")

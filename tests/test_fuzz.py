@@ -1,9 +1,11 @@
 """The mutation fuzzer (tests/fuzz.py), time-boxed for CI: half a minute of mutated spec trees
-and hostile queries, none of which may end in an exit status other than 0, 1 or 2, a signal, a
-hang, an unlocated problem line, or a write where a failed command must not write.
+(with their evidence files), hostile queries (crafted databases too), API calls with hostile
+arrays and hostile templates, none of which may end in an exit status other than 0, 1 or 2, a
+signal, a hang, an unlocated problem line, a write where a failed command must not write, or an
+API call that crashes or answers wrongly.
 
-Longer campaigns run by hand: `nice python3 tests/fuzz.py --trees 10000 --queries 2000 --log F`
-(and on 32-core device hosts: 15,000 trees a session).
+Longer campaigns run by hand: `nice python3 tests/fuzz.py --trees 10000 --queries 2000 --api 5000
+--renders 500 --log F`, or over many cores: `campaigns/fuzz_campaign.sh SEED OUTDIR ...`.
 PTXSPEC_FUZZ_SEED picks another seed (the default replays the same cases on every run) and
 PTXSPEC_FUZZ_SECONDS another time box.
 """
@@ -28,4 +30,4 @@ def test_fuzz_campaign_finds_nothing(tmp_path):
                                  f"--replay KIND:I):\n{proc.stderr[-6000:]}"
     cases = log.read_text().count("\n")
     assert cases >= 5, f"only {cases} cases ran:\n{proc.stderr[-3000:]}"
-    assert "tree validate" in proc.stderr and "query" in proc.stderr, proc.stderr[-3000:]
+    assert all(k in proc.stderr for k in ("tree validate", "query", "api ", "render")), proc.stderr[-3000:]

@@ -35,7 +35,11 @@ MAX_DEPTH = 32  # pieces using pieces: far beyond any spec's nesting, far below 
 
 
 class _Cycle(Exception):
-    pass
+    """Pieces that use each other: the chain, and where the `use` that closes it is written."""
+
+    def __init__(self, chain: str, at: Pos | None):
+        super().__init__(chain)
+        self.at = at
 
 
 def _copy(node, pos: Pos | None = None):
@@ -81,17 +85,18 @@ class Composer:
             if name in scope:
                 self.used.add((id(scope), name))
                 if name in chain:
-                    raise _Cycle(" -> ".join((*chain[chain.index(name):], name)))
+                    raise _Cycle(" -> ".join((*chain[chain.index(name):], name)), at)
                 return self.expand(scope[name], (*chain, name))
         known = sorted({n for s in self.scopes for n in s})
-        self.p.add(at, f"unknown piece {name!r}{did_you_mean(name, known)}"
-                   + (f" (the pieces here: {', '.join(known)})" if known else " (no pieces are defined here)"))
+        hint = did_you_mean(name, known)
+        self.p.add(at, f"unknown piece {name!r}{hint}" + ("" if hint else f" (the pieces here: {', '.join(known)})"
+                                                               if known else " (no pieces are defined here)"))
         return None
 
     def expand(self, node, chain: tuple = ()):
         """The node with every `use` in it resolved (a new node; `node` is left as it was)."""
         if len(chain) > MAX_DEPTH:
-            raise _Cycle(" -> ".join(chain[:4]) + " -> ...")
+            raise _Cycle(" -> ".join(chain[:4]) + " -> ...", None)
         if isinstance(node, dict):
             if USE in node:
                 return self._use(node, chain)
@@ -168,7 +173,8 @@ def compose(data, family_pieces, problems: Problems, used: set | None = None, ow
         out = c.expand(body)
         defaults = c.expand(data[DEFAULTS]) if DEFAULTS in data else None
     except _Cycle as exc:
-        problems.add(data.at(PIECES) if PIECES in data else data.pos, f"pieces use each other in a cycle: {exc}")
+        problems.add(exc.at or (data.at(PIECES) if PIECES in data else data.pos),
+                     f"pieces use each other in a cycle: {exc}")
         return body
     if defaults and isinstance(out.get("groups"), list):
         groups = PosList(merge(defaults, g) if isinstance(g, dict) else g for g in out["groups"])

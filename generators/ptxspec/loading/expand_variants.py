@@ -34,7 +34,8 @@ EXCLUDED = object()  # what `variant` gives for a combination a rule excludes
 class Refinement:
     """A rule of an instruction file (`refinements:`): for the variants `when` matches, a narrower
     requirement, an order of the metadata, no variant at all (`exclude`, with the reason), other
-    option values (`options`), or the erratum that says ptxas accepts them beyond the manual."""
+    option values (`options`: these instead of the group's; `without`: the group's but these), or
+    the erratum that says ptxas accepts them beyond the manual."""
     when: dict
     ptx: Version | None
     targets: frozenset[str] | None
@@ -43,6 +44,7 @@ class Refinement:
     exclude: bool = False
     options: dict = field(default_factory=dict)  # option axis -> the values the variants accept
     ptxas_only: str = ""
+    without: dict = field(default_factory=dict)  # option axis -> values the variants do not accept
     used: bool = False
 
     def matches(self, fields: dict) -> bool:
@@ -75,6 +77,7 @@ class GroupPlan:
     fragments: dict[str, FragmentSpec]
     sources: dict[str, tuple[Origin, ...]] = field(default_factory=dict)
     options: dict[str, list[str]] = field(default_factory=dict)  # option axis -> values
+    fragments_taken: set[str] = field(default_factory=set)  # the matrices some variant's operands take
 
 
 def _nowhere(p, r: Refinement, what: str) -> None:
@@ -148,6 +151,9 @@ class VariantExpander:
         if excluded and not made:
             self.p.add(plan.pos, f"the rules (refinements with `exclude`) exclude every variant of group "
                        f"{g['name']!r}: drop the group, or the rule")
+        for mat in sorted(set(plan.fragments) - plan.fragments_taken if made else ()):
+            self.p.add(plan.fragments[mat].node.pos, f"group {g['name']!r} maps matrix {mat!r}, which no operand of "
+                       "its variants takes")
 
     def variant(self, plan: GroupPlan, refinements, shape, types, sat, op, form, qdict) -> Variant | None:
         s, g = self.spec, plan.node
@@ -178,12 +184,21 @@ class VariantExpander:
                 first = set_by.setdefault(what, (r, value))
                 if first[1] != value:
                     self.p.add(r.origin.pos, f"two rules set {what} of {ptx} differently: this one and the one at "
-                               f"line {first[0].origin.pos.line}", cause=("contradict", id(r), what))
+                               f"{first[0].origin.pos}", cause=("contradict", id(r), what))
                     return None
             options.update(r.options)
             ptxas_only = r.ptxas_only or ptxas_only
+        for r in rules:  # values the rules take away, from whatever the group or a rule gave
+            for axis, gone in r.without.items():
+                options[axis] = [x for x in options.get(axis, []) if x not in gone]
         options, option_template = option_requirements(plan, options, refinements, fields, values, req, self.p)
-        layouts = self.fragment_layouts(plan, values, form, shape, types)
+        nodes = [o for o in plan.signature if (not o.get("forms") or form in o["forms"])
+                 and ("when" not in o or predicates.matches(o["when"], fields))]
+        # a group's fragments map the matrices its operands take: those this variant's operands
+        # take (a group of .pack and plain loads gives both; each variant maps its own)
+        taken = {o.get("matrix") for o in nodes} & set(plan.fragments)
+        plan.fragments_taken.update(taken)
+        layouts = self.fragment_layouts(plan, values, form, shape, types, taken)
         if layouts is None:
             return None
         fl, regs_only = layouts
@@ -195,8 +210,6 @@ class VariantExpander:
         mats = s.families[plan.inst.family].matrices
         ctx = OperandContext(s.types, {mat: by_field[dims.type_field] for mat, dims in mats.items()}, fl, regs_only,
                              plan.sparsity)
-        nodes = [o for o in plan.signature if (not o.get("forms") or form in o["forms"])
-                 and ("when" not in o or predicates.matches(o["when"], fields))]
         names = [o["name"] for o in nodes]
         if len(set(names)) < len(names):
             twin = next(n for i, n in enumerate(names) if n in names[:i])
@@ -220,8 +233,8 @@ class VariantExpander:
         req = self.shared(req, lambda: req)
         sources = self.shared(("sources", id(plan), tuple(id(r) for r in matched), req.targets,
                                tuple((mat, lay.name) for mat, (lay, _, _) in fl.items()),
-                               tuple(o.scale_map for o in operands if o.scale_map)),
-                              lambda: self.sources(plan, matched, req, fl, operands))
+                               tuple(o.scale_map for o in operands if o.scale_map), tuple(id(o) for o in nodes)),
+                              lambda: self.sources(plan, matched, req, fl, operands, nodes))
         # a qualifier the opcode lacks is no qualifier of it; the rest in the family's axis order
         rank = {q: i for i, q in enumerate(s.families[plan.inst.family].axes)}
         qdict = {q: qdict[q] for q in sorted(qdict, key=lambda q: rank.get(q, len(rank))) if qdict[q]}
@@ -238,11 +251,19 @@ class VariantExpander:
             ptxas_only=ptxas_only, hardware_note=" ".join(g.get("hardware_note", "").split()),
             options=options, option_template=option_template, sources=sources)
 
-    def sources(self, plan: GroupPlan, matched, req, fl, operands) -> dict[str, tuple[Origin, ...]]:
-        """The YAML nodes that determined a variant's fields (Variant.sources)."""
+    def sources(self, plan: GroupPlan, matched, req, fl, operands, nodes) -> dict[str, tuple[Origin, ...]]:
+        """The YAML nodes that determined a variant's fields (Variant.sources); `rules` the
+        refinements that matched it, `qualifier.<axis>`, `option.<axis>` and `operand.<name>` the
+        nodes that state each one (`ptxspec explain` lists them)."""
         g = plan.node
         sources = dict(plan.sources)
         sources["requirement"] = plan.sources["requirement"] + tuple(matched) + self.targets_source(req.targets)
+        sources["rules"] = tuple(matched)
+        for key in ("qualifiers", "options"):
+            for axis in g.get(key, {}):
+                sources[f"{key[:-1]}.{axis}"] = (Origin(g[key], axis),)
+        for node in nodes:
+            sources[f"operand.{node['name']}"] = (Origin(node),)
         for mat, (lay, _, _) in fl.items():
             pair = (Origin(g["fragments"], mat), self.layouts.origins[lay.name])
             sources[f"fragment.{mat}"] = self.shared(("origin", id(g["fragments"]), mat, lay.name), lambda: pair)  # noqa: B023
@@ -257,7 +278,7 @@ class VariantExpander:
             hit = self._targets_src[targets] = tuple(self.target_origins[t] for t in self.spec.sort_targets(targets))
         return hit
 
-    def fragment_layouts(self, plan: GroupPlan, values, form, shape, types):
+    def fragment_layouts(self, plan: GroupPlan, values, form, shape, types, taken):
         """({matrix: (layout, element bits, shape)}, {matrix: register count} for matrices without
         a map), or None after reporting a problem."""
         s = self.spec
@@ -266,6 +287,8 @@ class VariantExpander:
         shape_env = dict(M=m or 0, N=n or 0, K=k or 0)
         fl, regs_only = {}, {}
         for mat, fs in plan.fragments.items():
+            if mat not in taken:
+                continue
             if fs.layout is None:  # the register count is known, the map is not (see the group)
                 try:
                     regs_only[mat] = int(fs.regs(**shape_env, **{x: bits.get(x, 0) for x in

@@ -77,9 +77,9 @@ class InstructionResolver:
                            opcode=d["opcode"], rules=rules, requirement=base, pos=d.pos,
                            path=doc.path, semantics=d["semantics"])
         s.instructions[inst.name] = inst
+        before = len(self.p.items)
         refinements = [self.refinement(fam, r, Origin(d["refinements"], i))
                        for i, r in enumerate(d.get("refinements", []))]
-        before = len(self.p.items)
         for gi, g in enumerate(d["groups"]):
             plan = self.plan(inst, d, g, d["groups"].at(gi), base)
             if plan is not None:
@@ -94,12 +94,13 @@ class InstructionResolver:
     def refinement(self, fam: Family, r, origin: Origin) -> Refinement:
         s, req = self.spec, r.get("requires", {})
         self.check_when(fam, r["when"])
-        for axis, values in r.get("options", {}).items():
-            a = fam.axes.get(axis)
-            if a is None or not a.option:
-                self.p.add(r["options"].at(axis), f"{axis!r} is no option axis of family {fam.name}"
-                           f"{did_you_mean(axis, [x for x in fam.axes if fam.axes[x].option])}")
-            else:
+        for key in ("options", "without"):
+            for axis, values in r.get(key, {}).items():
+                a = fam.axes.get(axis)
+                if a is None or not a.option:
+                    self.p.add(r[key].at(axis), f"{axis!r} is no option axis of family {fam.name}"
+                               f"{did_you_mean(axis, [x for x in fam.axes if fam.axes[x].option])}")
+                    continue
                 for j, value in enumerate(values):
                     if value not in a.values:
                         self.p.add(values.at(j), f"{value!r} is not a value of option {axis!r} (its values: "
@@ -107,7 +108,8 @@ class InstructionResolver:
         v = self.ctx.version(req, "ptx", s.ptx_versions) if "ptx" in req else None
         ts = self.ctx.target_set(req, "targets", s.targets) if "targets" in req else None
         return Refinement(r["when"], v, ts, origin, r.get("metadata_order", ""), bool(r.get("exclude", False)),
-                          {a: list(vals) for a, vals in r.get("options", {}).items()}, r.get("ptxas_only", ""))
+                          {a: list(vals) for a, vals in r.get("options", {}).items()}, r.get("ptxas_only", ""),
+                          without={a: set(vals) for a, vals in r.get("without", {}).items()})
 
     def check_when(self, fam: Family, when) -> None:
         """Every field a `when` tests is one a variant has, and every test is well formed."""
@@ -207,6 +209,7 @@ class InstructionResolver:
             if twins and not ("when" in o and all("when" in t for t in twins)):  # a name per variant
                 self.p.add(signature.at(i), f"operand {o['name']!r} listed twice (two entries of one name each "
                            "need a `when`, for the variants that take it)")
+                ok = False
             if "matrix" in o and o["matrix"] not in fam.matrices:
                 self.p.add(o.at("matrix"), f"family {fam.name} has no matrix {o['matrix']!r}"
                            f"{did_you_mean(o['matrix'], fam.matrices)} (its matrices: {', '.join(fam.matrices) or 'none'})")

@@ -268,8 +268,12 @@ def _composed(parsed, problems: Problems):
     out = []
     for path, kind, data, misplaced in parsed:
         scope = family_pieces.get(data.get("family")) if kind == "instruction" else None
+        before = len(problems.items)
         composed = compose(data, scope, problems, used, own_used_here=kind != "family")
-        out.append((path, kind, composed, misplaced))
+        if len(problems.items) == before:  # a document that did not compose is not checked further:
+            out.append((path, kind, composed, misplaced))  # its schema errors would be echoes
+    if problems.items:  # a piece in error, or its user, is not used either: say nothing of unused pieces
+        return out
     for pieces in family_pieces.values():
         for name in pieces:
             if (id(pieces), name) not in used:
