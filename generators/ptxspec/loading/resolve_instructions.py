@@ -156,6 +156,12 @@ class InstructionResolver:
         shapes = self.shapes(fam, g)
         if shapes is None:
             return None
+        # a group's shape may come partly from the defaults (m and n): a K left out is no K of None
+        if any(k is None for _, _, k in shapes) and "k" in self.family_docs[fam.name].get("shape_bounds", {}) \
+                and "shape" in g:
+            self.p.add(gpos, f"group {g['name']!r} has a shape without K, which every shape of family {fam.name} "
+                       "has (its shape_bounds bound K)")
+            return None
         combos = self.type_combos(g, inst.semantics == "mma")
         if combos is None:
             return None
