@@ -118,6 +118,12 @@ def sp_min(*pairs):
     return edit(SP_MIN, *pairs)
 
 
+def spelled_out(rel, requirement):
+    """The real file with its `requires: [{use: introduced}]` (the family's piece) written out as
+    one requirement, `requirement` (the text of a flow mapping, a defect in it)."""
+    return edit_real(rel, ("requires: [{use: introduced}]", "requires:\n  - " + requirement))
+
+
 def case(name, description, files, expect, delete=(), xfail=None, isolate=False):
     """files: {rel: text | bytes}; expect: [(rel, at, message)] with `at` a line number or the
     first line containing a marker string (or (marker, nth) for the nth such line)."""
@@ -153,7 +159,7 @@ case("yaml_bad_indentation",
 
 case("yaml_unclosed_bracket",
      "A flow mapping in `requires` whose closing brace is missing.",
-     {COMMIT: edit_real(COMMIT, ('{ptx: "8.0", targets: sm_90a}', '{ptx: "8.0", targets: sm_90a'))},
+     {COMMIT: spelled_out(COMMIT, '{ptx: "8.0", targets: sm_90a')},
      [(COMMIT, "rules:", "YAML syntax:")])
 
 case("yaml_tab_indent",
@@ -199,7 +205,7 @@ case("duplicate_key_nested",
 
 case("duplicate_key_flow_mapping",
      "`ptx` given twice inside a flow mapping.",
-     {COMMIT: edit_real(COMMIT, ('{ptx: "8.0", targets: sm_90a}', '{ptx: "8.0", targets: sm_90a, ptx: "8.1"}'))},
+     {COMMIT: spelled_out(COMMIT, '{ptx: "8.0", targets: sm_90a, ptx: "8.1"}')},
      [(COMMIT, '{ptx: "8.0", targets: sm_90a, ptx', "duplicate key 'ptx'", 35)])
 
 # =============================================================================================
@@ -287,7 +293,7 @@ case("octal_integer",
 
 case("float_version",
      "`ptx: 8.0` unquoted is the float 8.0, not the version string.",
-     {COMMIT: edit_real(COMMIT, ('{ptx: "8.0", targets: sm_90a}', "{ptx: 8.0, targets: sm_90a}"))},
+     {COMMIT: spelled_out(COMMIT, "{ptx: 8.0, targets: sm_90a}")},
      [(COMMIT, "ptx: 8.0", "is a number here; quote it")])
 
 case("float_inf",
@@ -353,7 +359,7 @@ case("wrong_enum_target_suffix",
 
 case("wrong_pattern_target_name",
      "A target name that is not sm_<digits>[af].",
-     {COMMIT: edit_real(COMMIT, ("targets: sm_90a}", "targets: sm90a}"))},
+     {COMMIT: spelled_out(COMMIT, '{ptx: "8.0", targets: sm90a}')},
      [(COMMIT, "targets: sm90a", "'sm90a' does not match: A compilation target")])
 
 case("unknown_kind",
@@ -449,7 +455,7 @@ case("unknown_family",
 
 case("unknown_target_in_requires",
      "`requires` names a target isa.yaml does not list.",
-     {COMMIT: edit_real(COMMIT, ("targets: sm_90a}", "targets: sm_91a}"))},
+     {COMMIT: spelled_out(COMMIT, '{ptx: "8.0", targets: sm_91a}')},
      [(COMMIT, "targets: sm_91a", "unknown target 'sm_91a' (did you mean 'sm_90a'?)")])
 
 case("unknown_target_in_refinement",
@@ -462,7 +468,7 @@ case("unknown_target_in_refinement",
 
 case("unknown_ptx_version",
      "`requires` names a PTX version isa.yaml does not list.",
-     {COMMIT: edit_real(COMMIT, ('{ptx: "8.0", targets: sm_90a}', '{ptx: "8.9", targets: sm_90a}'))},
+     {COMMIT: spelled_out(COMMIT, '{ptx: "8.9", targets: sm_90a}')},
      [(COMMIT, 'ptx: "8.9"', "unknown PTX version 8.9")])
 
 case("unknown_ptx_version_of_target",
@@ -553,9 +559,9 @@ case("sparse_group_without_shape",
      [(SP, "  - name: tf32", "")])
 
 case("dense_group_without_shape",
-     "A dense group with fragments but no `shape`.",
-     {DENSE: edit_real(DENSE, ("  - name: tf32\n    shape: {m: [64], n: all, k: [8]}\n", "  - name: tf32\n"))},
-     [(DENSE, "  - name: tf32", "shape")])
+     "A dense group that leaves out its shape: the defaults give M and N, and nothing gives K.",
+     {DENSE: edit_real(DENSE, ("  - {name: tf32, shape: {k: [8]}, types:", "  - {name: tf32, types:"))},
+     [(DENSE, "  - {name: tf32", "shape")])
 
 case("empty_n_range",
      "An n_set range whose first value exceeds its last: the group using it expands to nothing.",
@@ -775,14 +781,14 @@ case("refinement_matches_nothing",
 case("refinement_cascade_after_unknown_type",
      "An unknown type in the integer group: the one real problem must not make the group's "
      "refinements report that they match nothing.",
-     {SP: edit_real(SP, ("types: {atype: [s8, u8], btype: [s8, u8], dtype: [s32]}", "types: {atype: [s8, u8], btype: [s8, u8], dtype: [s33]}"))},
+     {SP: edit_real(SP, ("types: {use: s8u8}", "types: {atype: [s8, u8], btype: [s8, u8], dtype: [s33]}"))},
      [(SP, "dtype: [s33]", "unknown type 's33' (did you mean 's32'?)")])
 
 case("errata_cascade_after_bad_group",
      "An unknown layout in dense f16: the one real problem must not also fail the errata that "
      "cite dense f16 opcodes.",
-     {DENSE: edit_real(DENSE, ('  - name: f16\n    shape: {m: [64], n: all, k: [16]}\n    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}\n    forms: [reg, desc]\n    signature: transposable\n    fragments:\n      a: {layout: wgmma.a.k16, regs: "4"}',
-                               '  - name: f16\n    shape: {m: [64], n: all, k: [16]}\n    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}\n    forms: [reg, desc]\n    signature: transposable\n    fragments:\n      a: {layout: wgmma.a.k61, regs: "4"}'))},
+     {DENSE: edit_real(DENSE, ("  - {name: f16, shape: {k: [16]}, types: {use: f16}}",
+                               "  - {name: f16, shape: {k: [16]}, types: {use: f16}, fragments: {a: wgmma.a.k61}}"))},
      [(DENSE, "wgmma.a.k61", "unknown layout 'wgmma.a.k61'")])
 
 case("erratum_present_not_in_database",
@@ -815,7 +821,7 @@ case("swizzle_codes_shared",
 
 case("target_set_empty",
      "`requires` whose target set is an empty intersection.",
-     {COMMIT: edit_real(COMMIT, ('{ptx: "8.0", targets: sm_90a}', '{ptx: "8.0", targets: {all_of: [sm_90a, sm_100a]}}'))},
+     {COMMIT: spelled_out(COMMIT, '{ptx: "8.0", targets: {all_of: [sm_90a, sm_100a]}}')},
      [(COMMIT, "all_of", "target set is empty")])
 
 
@@ -870,7 +876,7 @@ case("several_files_read_level",
 
 case("several_files_model_level",
      "An unknown target, overlapping descriptor fields and a missing erratum opcode, in three files.",
-     {COMMIT: edit_real(COMMIT, ("targets: sm_90a}", "targets: sm_91a}")),
+     {COMMIT: spelled_out(COMMIT, '{ptx: "8.0", targets: sm_91a}'),
       SMEM: edit_real(SMEM, ("      lsb: 49\n", "      lsb: 45\n")),
       ERRATA: edit_real(ERRATA, ("        - wgmma.mma_async.sync.aligned.m64n240k32.s32.s8.s8",
                                  "        - wgmma.mma_async.sync.aligned.m64n264k32.s32.s8.s8"))},
@@ -1150,9 +1156,8 @@ case("formula_wraps_in_int64",
 
 case("group_types_without_dtype",
      "A group whose `types` lacks dtype while it maps D (KeyError: '').",
-     {DENSE: edit_real(DENSE, ("    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}",
-                               "    types: {atype: [f16], btype: [f16]}"))},
-     [(DENSE, ("d: {layout: wgmma.d, regs: \"N * dbits / 64\"}", 1),
+     {DENSE: edit_real(DENSE, ("types: {use: f16}}", "types: {atype: [f16], btype: [f16]}}"))},
+     [(DENSE, "defaults: {use: mma_group, fragments: {a:",
        "group 'f16' maps a fragment of D but its types give D no type (dtype)")])
 
 for name, body in (("dashes", "---\n"), ("tilde", "~\n"), ("null", "null\n")):
@@ -1196,12 +1201,12 @@ case("duplicated_instruction_file_renamed",
      "mma_async.yaml copied under another instruction name: 1,092 'defined twice' lines before, now "
      "one per group with a count.",
      {"families/wgmma/mma_async2.yaml": edit_real(DENSE, ("name: wgmma.mma_async\n", "name: wgmma.mma_async2\n"))},
-     [("families/wgmma/mma_async2.yaml", "  - name: f16", "(and 127 more like it)"),
-      ("families/wgmma/mma_async2.yaml", "  - name: bf16", "(and 63 more like it)"),
-      ("families/wgmma/mma_async2.yaml", "  - name: tf32", "(and 63 more like it)"),
-      ("families/wgmma/mma_async2.yaml", "  - name: fp8", "(and 511 more like it)"),
-      ("families/wgmma/mma_async2.yaml", "  - name: integer", "(and 287 more like it)"),
-      ("families/wgmma/mma_async2.yaml", "  - name: b1", "(and 35 more like it)")])
+     [("families/wgmma/mma_async2.yaml", "  - {name: f16,", "(and 127 more like it)"),
+      ("families/wgmma/mma_async2.yaml", "  - {name: bf16,", "(and 63 more like it)"),
+      ("families/wgmma/mma_async2.yaml", "  - {name: tf32,", "(and 63 more like it)"),
+      ("families/wgmma/mma_async2.yaml", "  - {name: fp8,", "(and 511 more like it)"),
+      ("families/wgmma/mma_async2.yaml", "  - {name: integer,", "(and 287 more like it)"),
+      ("families/wgmma/mma_async2.yaml", "  - {name: b1,", "(and 35 more like it)")])
 
 # =============================================================================================
 # Issue 18: trees that validated but made no sense (the invariants of ptxspec.loading.checks)
@@ -1210,15 +1215,13 @@ WMMA_FAMILY = "families/wmma/family.yaml"
 
 case("shape_k_negative",
      "k: [-1] in a group: variants named m64n8k-1 appeared in query.",
-     {DENSE: edit_real(DENSE, ("    shape: {m: [64], n: all, k: [16]}\n    types: {atype: [f16]",
-                               "    shape: {m: [64], n: all, k: [-1]}\n    types: {atype: [f16]"))},
+     {DENSE: edit_real(DENSE, ("{name: f16, shape: {k: [16]}", "{name: f16, shape: {k: [-1]}"))},
      [(DENSE, "k: [-1]", "-1 is less than the minimum of 1")])
 
 case("shape_m_10_pow_30",
      "m of 10**30 in a group (validate passed, build died).",
-     {DENSE: edit_real(DENSE, ("    shape: {m: [64], n: all, k: [16]}\n    types: {atype: [f16]",
-                               "    shape: {m: [1000000000000000000000000000000], n: all, k: [16]}\n"
-                               "    types: {atype: [f16]"))},
+     {DENSE: edit_real(DENSE, ("{name: f16, shape: {k: [16]}",
+                               "{name: f16, shape: {m: [1000000000000000000000000000000], k: [16]}"))},
      [(DENSE, "m: [1000000", "integer 100000000000...00000000 (31 characters) is out of range")])
 
 case("n_set_beyond_256",
@@ -1229,7 +1232,7 @@ case("n_set_beyond_256",
 
 case("group_n_416",
      "A group listing N = 416 (wgmma's N stops at 256).",
-     {DENSE: edit_real(DENSE, ("    shape: {m: [64], n: all, k: [8]}", "    shape: {m: [64], n: [8, 416], k: [8]}"))},
+     {DENSE: edit_real(DENSE, ("{name: tf32, shape: {k: [8]}", "{name: tf32, shape: {n: [8, 416], k: [8]}"))},
      [(DENSE, "n: [8, 416]", "N = 416 is outside the ISA's bounds for wgmma")])
 
 case("family_without_shape_bounds",
@@ -1280,7 +1283,7 @@ case("ordered_metadata_without_valid_nibble",
 
 case("requirement_below_the_targets_ptx",
      "wgmma.mma_async required from PTX 7.0 on sm_90a, which needs 8.0 (query --ptx 7.8 listed 948 variants).",
-     {DENSE: edit_real(DENSE, ('  - {ptx: "8.0", targets: sm_90a}', '  - {ptx: "7.0", targets: sm_90a}'))},
+     {DENSE: spelled_out(DENSE, '{ptx: "7.0", targets: sm_90a}')},
      [(DENSE, '{ptx: "7.0"', "requires PTX 7.0 on sm_90a, but it exists before PTX 8.0 (isa.yaml); state PTX 8.0 "
                              "or later")])
 
@@ -1334,31 +1337,23 @@ case("tmem_layout_case_twice",
 
 case("operand_default_not_legal",
      "imm_trans_b's legal values changed to [65, 1] while its default stays 0.",
-     {DENSE: edit_real(DENSE, ("    - {name: imm_trans_b, kind: immediate, values: [0, 1], default: 0}\n  # tf32",
-                               "    - {name: imm_trans_b, kind: immediate, values: [65, 1], default: 0}\n  # tf32"))},
-     [(DENSE, "values: [65, 1]", "operand imm_trans_b: default 0 is not one of its legal values (65, 1)")])
+     {FAMILY: edit_real(FAMILY, ("{name: imm_trans_b, kind: immediate, values: [0, 1]",
+                                 "{name: imm_trans_b, kind: immediate, values: [65, 1]"))},
+     [(FAMILY, "values: [65, 1]", "operand imm_trans_b: default 0 is not one of its legal values (65, 1)")])
 
 case("signature_without_d",
-     "The D operand deleted from wgmma.mma_async's transposable signature (it validated before).",
-     {DENSE: edit_real(DENSE, ("  transposable:\n    - {name: d, kind: fragment, io: inout, matrix: d}\n",
-                               "  transposable:\n"))},
-     [(DENSE, ("    signature: transposable", 1), "signature 'transposable' in form 'reg' lacks what mma needs: "
-                                                  "a result fragment of D"),
-      (DENSE, ("    signature: transposable", 2), "signature 'transposable' in form 'reg' lacks what mma needs")])
+     "The D operand deleted from wgmma.mma_async's signature (it validated before): its groups take the "
+     "signature from the family's mma_group, where it is reported.",
+     {DENSE: edit_real(DENSE, ("  mma: [{use: dab}, {use: scales}]",
+                               "  mma: [{name: a, kind: fragment, io: in, matrix: a, forms: [reg]},\n"
+                               "        {name: a_desc, kind: descriptor, io: in, matrix: a, forms: [desc]},\n"
+                               "        {name: b_desc, kind: descriptor, io: in, matrix: b}, {use: scales}]"))},
+     [(FAMILY, "  mma_group:", "signature 'mma' in form 'reg' lacks what mma needs: a result fragment of D")])
 
 case("sparse_signature_without_metadata",
      "The metadata operand deleted from a sparse wgmma signature.",
-     {SP: edit_real(SP, ("  transposable:\n    - {name: d, kind: fragment, io: inout, matrix: d}\n"
-                         "    - {name: a, kind: fragment, io: in, matrix: a, forms: [reg]}\n"
-                         "    - {name: a_desc, kind: descriptor, io: in, matrix: a, forms: [desc]}\n"
-                         "    - {name: b_desc, kind: descriptor, io: in, matrix: b}\n"
-                         "    - {name: sp_meta, kind: metadata, io: in}\n",
-                         "  transposable:\n    - {name: d, kind: fragment, io: inout, matrix: d}\n"
-                         "    - {name: a, kind: fragment, io: in, matrix: a, forms: [reg]}\n"
-                         "    - {name: a_desc, kind: descriptor, io: in, matrix: a, forms: [desc]}\n"
-                         "    - {name: b_desc, kind: descriptor, io: in, matrix: b}\n"))},
-     [(SP, ("    signature: transposable", 1), "lacks what mma needs: a metadata operand (the group is sparse)"),
-      (SP, ("    signature: transposable", 2), "lacks what mma needs: a metadata operand (the group is sparse)")])
+     {SP: edit_real(SP, ("{name: sp_meta, kind: metadata, io: in}, ", ""))},
+     [(FAMILY, "  mma_group:", "lacks what mma needs: a metadata operand (the group is sparse)")])
 
 
 # =============================================================================================
