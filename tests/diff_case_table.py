@@ -38,7 +38,20 @@ README_END = "<!-- end of diff rules -->"
 
 
 def real(rel: str):
-    return yaml.safe_load((SPEC / rel).read_text(encoding="utf-8"))
+    """The file's data as the loader reads it: its pieces used and its defaults applied
+    (ptxspec.loading.compose; an instruction file with its family's pieces), so that a cut of it
+    stands alone."""
+    from ptxspec.core.errors import Problems
+    from ptxspec.loading.compose import compose
+    from ptxspec.loading.yamlsrc import load_file
+    problems = Problems()
+    data = load_file(str(SPEC / rel), problems)
+    family = None
+    if data.get("kind") == "instruction":
+        family = load_file(str(SPEC / "families" / data["family"] / "family.yaml"), problems).get("pieces")
+    data = compose(data, family, problems, own_used_here=data.get("kind") != "family")
+    assert not problems.items, problems.items
+    return json.loads(json.dumps(data))
 
 
 def _short(text: str) -> str:
@@ -141,7 +154,7 @@ def case(rule, *, head=None, base=None, at=None, needs=()):
 
 
 def sig(t, rel=DENSE):
-    return t[rel]["signatures"]["transposable"]
+    return t[rel]["signatures"]["mma"]
 
 
 def operand(t, name, rel=DENSE):
@@ -185,15 +198,15 @@ case("requirement.targets.widened", head=edit(lambda t: requires(t, targets=WIDE
 
 EXTRA = {"name": "imm_extra", "kind": "immediate", "values": [0, 1], "default": 0}
 case("operand.added", head=edit(lambda t: sig(t).append(dict(EXTRA))),
-     at=("head", DENSE, ["signatures", "transposable", -1]))
+     at=("head", DENSE, ["signatures", "mma", -1]))
 case("operand.removed", base=edit(lambda t: sig(t).append(dict(EXTRA))),
-     at=("base", DENSE, ["signatures", "transposable", -1]))
+     at=("base", DENSE, ["signatures", "mma", -1]))
 case("operand.changed", head=edit(lambda t: operand(t, "scale_d").update(kind="immediate", values=[0, 1])),
-     at=("head", DENSE, ["signatures", "transposable", 4, "kind"]))
+     at=("head", DENSE, ["signatures", "mma", 4, "kind"]))
 case("operand.values.narrowed", head=edit(lambda t: operand(t, "imm_scale_a").update(values=[1])),
-     at=("head", DENSE, ["signatures", "transposable", "imm_scale_a", "values"]))
+     at=("head", DENSE, ["signatures", "mma", "imm_scale_a", "values"]))
 case("operand.values.widened", head=edit(lambda t: operand(t, "imm_trans_b").update(values=[0, 1, 2])),
-     at=("head", DENSE, ["signatures", "transposable", "imm_trans_b", "values"]))
+     at=("head", DENSE, ["signatures", "mma", "imm_trans_b", "values"]))
 
 
 def frag(t, name, section="fragments"):
@@ -225,10 +238,10 @@ case("fragment.reshaped", head=edit(f32_as_16_bits), at=("head", TYPES, ["types"
 def rename_d(t):
     t[LAYOUTS]["fragments"]["wgmma.acc"] = copy.deepcopy(frag(t, "wgmma.d"))
     for g in t[DENSE]["groups"]:
-        g["fragments"]["d"]["layout"] = "wgmma.acc"
+        g["fragments"]["d"] = "wgmma.acc"  # (a bare layout name: {layout: wgmma.acc})
 
 
-case("fragment.layout.renamed", head=rename_d, at=("head", DENSE, ["groups", 0, "fragments", "d", "layout"]))
+case("fragment.layout.renamed", head=rename_d, at=("head", DENSE, ["groups", 0, "fragments", "d"]))
 
 
 def sp(t):

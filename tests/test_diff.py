@@ -137,9 +137,8 @@ def test_remove_an_n(base, head_dir):
 
 
 def test_add_a_type(base, head_dir):
-    edit(head_dir, MMA, r"(- name: bf16\n.*?types: \{atype: \[bf16\], btype: \[bf16\], dtype: )\[f32\]"
-                        r"(.*?d: \{layout: wgmma.d, regs: )\"N / 2\"",
-         r'\1[f32, f16]\2"N * dbits / 64"', regex=True)
+    edit(head_dir, MMA, "{name: bf16, shape: {k: [16]}, types: {use: bf16}}",
+         "{name: bf16, shape: {k: [16]}, types: {atype: [bf16], btype: [bf16], dtype: [f32, f16]}}")
     report = run(base, head_dir)
     line = line_of(head_dir, MMA, "dtype: [f32, f16]")
     assert classify(report) == {("variant.added", "info", where(report.head, MMA), line): 64}
@@ -194,21 +193,23 @@ def test_rewritten_layout_formula_with_the_same_map_is_info(base, head_dir):
 
 
 def test_raise_a_ptx_version(base, head_dir):
-    edit(head_dir, MMA, '- when: {atype: s8, btype: u8}\n    requires: {ptx: "8.4"}',
-         '- when: {atype: s8, btype: u8}\n    requires: {ptx: "8.5"}')
+    edit(head_dir, FAMILY, '{when: {atype: s8, btype: u8}, requires: {ptx: "8.4"}',
+         '{when: {atype: s8, btype: u8}, requires: {ptx: "8.5"}')
     report = run(base, head_dir)
-    line = line_of(head_dir, MMA, 'requires: {ptx: "8.5"}')
-    n = count(base, instruction="wgmma.mma_async", atype="s8", btype="u8")
-    assert n == 72
-    assert classify(report) == {("requirement.ptx.raised", "breaking", where(report.head, MMA), line): n}
+    line = line_of(head_dir, FAMILY, 'requires: {ptx: "8.5"}')
+    n = count(base, family="wgmma", atype="s8", btype="u8")  # of wgmma.mma_async and wgmma.mma_async.sp
+    assert n == 72 + 72
+    assert classify(report) == {("requirement.ptx.raised", "breaking", where(report.head, FAMILY), line): n}
     c = report.changes[0]
     assert (c.before, c.after, c.details["targets"]) == ("8.4", "8.5", ["sm_90a"])
     assert c.summary == "first PTX version 8.4 -> 8.5 on sm_90a"
 
 
 def test_lower_a_ptx_version_is_info(base, head_dir):
-    # (PTX 7.8 on sm_90a alone is no valid spec: sm_90a exists from PTX 8.0; validate refuses it)
-    edit(head_dir, FENCE, '- {ptx: "8.0", targets: sm_90a}', '- {ptx: "7.8", targets: {any_of: [sm_90, sm_90a]}}')
+    # (PTX 7.8 on sm_90a alone is no valid spec: sm_90a exists from PTX 8.0; validate refuses it;
+    # nor is a requirement before the instruction's introduction, which moves with it)
+    edit(head_dir, FENCE, "introduced: {use: introduced}", 'introduced: {targets: sm_90, ptx: "7.8"}')
+    edit(head_dir, FENCE, "requires: [{use: introduced}]", 'requires: [{ptx: "7.8", targets: {any_of: [sm_90, sm_90a]}}]')
     report = run(base, head_dir)
     line = line_of(head_dir, FENCE, "any_of")
     assert classify(report) == {("requirement.targets.widened", "info", where(report.head, FENCE), line): 1}
@@ -216,7 +217,7 @@ def test_lower_a_ptx_version_is_info(base, head_dir):
 
 
 def test_widen_targets(base, head_dir):
-    edit(head_dir, MMA, '- {ptx: "8.0", targets: sm_90a}', '- {ptx: "8.0", targets: {any_of: [sm_90a, sm_100a]}}')
+    edit(head_dir, MMA, "requires: [{use: introduced}]", 'requires: [{ptx: "8.0", targets: {any_of: [sm_90a, sm_100a]}}]')
     report = run(base, head_dir)
     line = line_of(head_dir, MMA, "any_of: [sm_90a, sm_100a]")
     n = count(base, instruction="wgmma.mma_async")
@@ -226,7 +227,7 @@ def test_widen_targets(base, head_dir):
 
 
 def test_narrow_targets_and_raise_together(base, head_dir):
-    edit(head_dir, FENCE, '- {ptx: "8.0", targets: sm_90a}', '- {ptx: "8.6", targets: sm_100a}')
+    edit(head_dir, FENCE, "requires: [{use: introduced}]", 'requires: [{ptx: "8.6", targets: sm_100a}]')
     report = run(base, head_dir)
     line = line_of(head_dir, FENCE, "sm_100a")
     f = where(report.head, FENCE)
@@ -248,30 +249,36 @@ def test_rename_a_qualifier(base, head_dir):
 
 
 def test_change_an_operands_legal_values(base, head_dir):
-    edit(head_dir, MMA, "{name: imm_scale_a, kind: immediate, values: [-1, 1], default: 1}",
-         "{name: imm_scale_a, kind: immediate, values: [1], default: 1}")
+    edit(head_dir, FAMILY, "{name: imm_scale_a, kind: immediate, values: [-1, 1], default: 1,",
+         "{name: imm_scale_a, kind: immediate, values: [1], default: 1,")
     report = run(base, head_dir)
-    n = len([v for v in base.spec.variants if v.instruction == "wgmma.mma_async" and v.atype in ("f16", "bf16")])
-    assert n == 192
-    line = line_of(head_dir, MMA, "values: [1], default: 1}")
-    assert classify(report) == {("operand.values.narrowed", "breaking", where(report.head, MMA), line): n}
+    n = len([v for v in base.spec.variants if v.family == "wgmma" and v.atype not in ("", "s8", "u8", "b1")])
+    assert n == 768 + 768
+    line = line_of(head_dir, FAMILY, "values: [1], default: 1,")
+    assert classify(report) == {("operand.values.narrowed", "breaking", where(report.head, FAMILY), line): n}
     c = report.changes[0]
     assert (c.before, c.after, c.details["operand"]) == ([-1, 1], [1], "imm_scale_a")
 
 
 def test_widen_an_operands_legal_values(base, head_dir):
-    edit(head_dir, MMA, "{name: imm_trans_b, kind: immediate, values: [0, 1], default: 0}",
-         "{name: imm_trans_b, kind: immediate, values: [0, 1, 2], default: 0}")
+    edit(head_dir, FAMILY, "{name: imm_trans_b, kind: immediate, values: [0, 1], default: 0,",
+         "{name: imm_trans_b, kind: immediate, values: [0, 1, 2], default: 0,")
     report = run(base, head_dir)
-    line = line_of(head_dir, MMA, "values: [0, 1, 2]")
-    assert classify(report) == {("operand.values.widened", "info", where(report.head, MMA), line): 192}
+    line = line_of(head_dir, FAMILY, "values: [0, 1, 2]")
+    assert classify(report) == {("operand.values.widened", "info", where(report.head, FAMILY), line): 192 + 192}
 
 
 def test_operand_signature_changes(base, head_dir):
-    edit(head_dir, MMA, "    - {name: scale_d, kind: predicate, io: in, default: 1}\n\ngroups:",
-         "    - {name: scale_d, kind: immediate, io: in, values: [0, 1], default: 1}\n"
-         "    - {name: imm_scale_a, kind: immediate, values: [-1, 1]}\n\ngroups:")
-    edit(head_dir, MMA, "    - {name: imm_trans_a, kind: immediate, values: [0, 1], default: 0, forms: [desc]}\n", "")
+    # the dense integer and b1 variants: scale-d an immediate, imm-scale-a added (their own signature)
+    edit(head_dir, MMA, "  mma: [{use: dab}, {use: scales}]\n",
+         "  mma: [{use: dab}, {use: scales}]\n  plain: [{use: dab},\n"
+         "    {name: scale_d, kind: immediate, io: in, values: [0, 1], default: 1},\n"
+         "    {name: imm_scale_a, kind: immediate, values: [-1, 1]}]\n")
+    edit(head_dir, MMA, "satfinite: [false, true]}", "satfinite: [false, true], signature: plain}")
+    edit(head_dir, MMA, "op: [and.popc]}", "op: [and.popc], signature: plain}")
+    # and imm-trans-a gone from every f16 and bf16 variant (in the descriptor form), dense and sparse
+    edit(head_dir, FAMILY, "    - {name: imm_trans_a, kind: immediate, values: [0, 1], default: 0, forms: [desc], "
+         "when: {atype: [f16, bf16]}}\n", "")
     report = run(base, head_dir)
     n = len([v for v in base.spec.variants if v.instruction == "wgmma.mma_async" and v.atype in ("s8", "u8", "b1")])
     assert n == 324
@@ -281,7 +288,7 @@ def test_operand_signature_changes(base, head_dir):
         ("operand.values.narrowed", "breaking", f, line_of(head_dir, MMA, "name: scale_d, kind: immediate")): n,
         ("operand.added", "breaking", f, line_of(head_dir, MMA, "imm_scale_a", after="  plain:")): n,
         # a removal points at BASE
-        ("operand.removed", "breaking", where(base, MMA), line_of(base.spec_dir, MMA, "imm_trans_a")): 96}
+        ("operand.removed", "breaking", where(base, FAMILY), line_of(base.spec_dir, FAMILY, "imm_trans_a")): 96 + 96}
     changed = next(c for c in report.changes if c.rule == "operand.changed")
     assert changed.details == {"operand": "scale_d", "fields": ["kind", "reg_type"]}
 
@@ -368,7 +375,7 @@ def big(base, base_dir, tmp_path_factory):
     head_dir = tmp_path_factory.mktemp("big") / "spec"
     shutil.copytree(base_dir, head_dir)
     edit(head_dir, SP, 'opcode: "wgmma.mma_async.sp.sync.aligned.m{m}', 'opcode: "wgmma.mma_async.sp.aligned.sync.m{m}')
-    edit(head_dir, MMA, '- {ptx: "8.0", targets: sm_90a}', '- {ptx: "8.1", targets: {any_of: [sm_90a, sm_100a]}}')
+    edit(head_dir, MMA, "requires: [{use: introduced}]", 'requires: [{ptx: "8.1", targets: {any_of: [sm_90a, sm_100a]}}]')
     edit(head_dir, LAYOUTS, 'col: "2*(t%4) + i%2 + 8*(i//4)"',
          'col: "2*(t%4) + ((i%2) ^ ((t == 0) & (i < 2))) + 8*(i//4)"')
     edit(head_dir, FAMILY, "integer: [8, 16, 24, 32, 48, ", "integer: [8, 16, 24, 32, ")
@@ -453,8 +460,7 @@ def test_cli_exit_codes_and_ignore_file(base_dir, head_dir, tmp_path):
 @pytest.mark.parametrize("which", ["base", "head"])
 def test_broken_tree_names_file_and_line(base_dir, head_dir, which):
     broken = head_dir
-    edit(broken, MMA, "types: {atype: [bf16], btype: [bf16], dtype: [f32]}",
-         "types: {atype: [bf17], btype: [bf16], dtype: [f32]}")
+    edit(broken, MMA, "types: {use: bf16}", "types: {atype: [bf17], btype: [bf16], dtype: [f32]}")
     line = line_of(broken, MMA, "bf17")
     args = (str(broken), str(base_dir)) if which == "base" else (str(base_dir), str(broken))
     p = cli("diff", *args, "--format", "github", "--fail-on", "breaking")
