@@ -33,7 +33,7 @@ GROUPS = {  # (instruction, group) -> the variants kept
     ("mma", "mxf4nvf4_k64_2x"): lambda v: True,
     ("mma.sp", "tf32_k8"): lambda v: True,
     ("wmma.load.a", "f16_m16n16k16"): lambda v: True,
-    ("wmma.mma", "f64_m16n16k8"): lambda v: v.atype == "f64" and "row.row" in v.ptx,
+    ("wmma.mma", "f64_m16n16"): lambda v: v.k == 8 and "row.row" in v.ptx,
     ("wmma.mma", "f16_m16n16k16_satfinite"): lambda v: "row.col" in v.ptx,
 }
 EMPTY_INSTRUCTION = "wgmma.commit_group"  # its page says "No variants yet."
