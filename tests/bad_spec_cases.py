@@ -1491,6 +1491,10 @@ case("piece_override_of_missing_key",
                                                          "    - {use: zero_column_mask, optinal: false}"))},
      [(_T + "mma_ws.yaml", "optinal: false", "override of 'optinal', which piece 'zero_column_mask' does not have "
        "(did you mean 'optional'?) (its keys: name, kind, io, optional)")])
+case("piece_of_the_family_unused",
+     "A piece of the wgmma family that none of the instruction files of its folder uses.",
+     {FAMILY: edit_real(FAMILY, ("pieces:\n", "pieces:\n  spare: {ptx: \"8.0\"}\n"))},
+     [(FAMILY, "  spare:", "piece 'spare' of the family is used by none of its instruction files")])
 case("predicate_unknown_field",
      "A rule's `when` tests a field no variant of the family has (a misspelt axis).",
      {_T + "commit.yaml": edit_real(_T + "commit.yaml", ('  - when: {multicast: "multicast::cluster::32b"}',

@@ -240,7 +240,8 @@ def read_tree(spec_dir: str | os.PathLike | None = None) -> Tree:
         if isinstance(schema_ref, str) and os.path.basename(schema_ref) != f"{kind}.schema.json":
             problems.add(data.at("$schema"), f"$schema should name {kind}.schema.json for kind {kind!r}")
         parsed.append((str(path), kind, data, bool(misplaced)))
-    for path, kind, data, misplaced in _composed(parsed, problems):
+    unread = {str(path) for path, _ in files} - {path for path, *_ in parsed}  # reported already
+    for path, kind, data, misplaced in _composed(parsed, problems, unread):
         doc = Document(path, kind, data)
         _schema_problems(doc, problems)
         if not misplaced:
@@ -257,25 +258,34 @@ def read_tree(spec_dir: str | os.PathLike | None = None) -> Tree:
     return docs
 
 
-def _composed(parsed, problems: Problems):
+def _composed(parsed, problems: Problems, unread: set[str]):
     """The documents with their pieces and defaults composed (ptxspec.loading.compose): a family's
-    pieces serve its instruction files, and each must be used by one of them."""
-    family_pieces = {}
-    for _, kind, data, _ in parsed:
-        if kind == "family" and isinstance(data.get("name"), str) and isinstance(data.get("pieces"), dict):
-            family_pieces[data["name"]] = data["pieces"]
+    pieces serve the instruction files of its folder (a file elsewhere: those of the family it
+    names), and each must be used by one of them. Where the folder's family.yaml did not load, a
+    piece its files cannot find is no problem of theirs: their documents are left out, unreported."""
+    by_folder, by_name = {}, {}
+    for path, kind, data, _ in parsed:
+        if kind == "family" and isinstance(data.get("pieces"), dict):
+            by_folder[os.path.dirname(path)] = data["pieces"]
+            if isinstance(data.get("name"), str):
+                by_name[data["name"]] = data["pieces"]
+    broken = {os.path.dirname(p) for p in unread if os.path.basename(p) == "family.yaml"}
+    users = {os.path.dirname(path) for path, kind, *_ in parsed if kind == "instruction"}
     used: set = set()
     out = []
     for path, kind, data, misplaced in parsed:
-        scope = family_pieces.get(data.get("family")) if kind == "instruction" else None
-        before = len(problems.items)
-        composed = compose(data, scope, problems, used, own_used_here=kind != "family")
-        if len(problems.items) == before:  # a document that did not compose is not checked further:
+        folder, scope, sink = os.path.dirname(path), None, problems
+        if kind == "instruction":
+            scope = by_folder.get(folder, by_name.get(data.get("family")))
+            sink = Problems() if folder in broken else problems
+        before = len(sink.items)
+        composed = compose(data, scope, sink, used, own_used_here=kind != "family")
+        if len(sink.items) == before:  # a document that did not compose is not checked further:
             out.append((path, kind, composed, misplaced))  # its schema errors would be echoes
     if problems.items:  # a piece in error, or its user, is not used either: say nothing of unused pieces
         return out
-    for pieces in family_pieces.values():
-        for name in pieces:
+    for folder, pieces in by_folder.items():
+        for name in pieces if folder in users else ():  # (a folder without instruction files: nothing uses them)
             if (id(pieces), name) not in used:
                 problems.add(pieces.at(name), f"piece {name!r} of the family is used by none of its instruction files")
     return out
