@@ -235,9 +235,10 @@ class VariantExpander:
                                tuple((mat, lay.name) for mat, (lay, _, _) in fl.items()),
                                tuple(o.scale_map for o in operands if o.scale_map), tuple(id(o) for o in nodes)),
                               lambda: self.sources(plan, matched, req, fl, operands, nodes))
-        # a qualifier the opcode lacks is no qualifier of it; the rest in the family's axis order
+        # the qualifiers the group lists (a value of the empty string where the opcode lacks it), in the
+        # family's axis order
         rank = {q: i for i, q in enumerate(s.families[plan.inst.family].axes)}
-        qdict = {q: qdict[q] for q in sorted(qdict, key=lambda q: rank.get(q, len(rank))) if qdict[q]}
+        qdict = {q: qdict[q] for q in sorted(qdict, key=lambda q: rank.get(q, len(rank)))}
         qdict = self.shared(("qualifiers", *qdict.items()), lambda: qdict)
         fl = self.shared(("layouts", *((mat, id(lay), bits, shp) for mat, (lay, bits, shp) in fl.items())), lambda: fl)
         options = self.shared(("options", option_template, *((a, vals) for a, vals in options.items())),
