@@ -1338,6 +1338,28 @@ case("operand_default_not_legal",
                                "    - {name: imm_trans_b, kind: immediate, values: [65, 1], default: 0}\n  # tf32"))},
      [(DENSE, "values: [65, 1]", "operand imm_trans_b: default 0 is not one of its legal values (65, 1)")])
 
+TC_FAMILY, TC_SP = "families/tcgen05/family.yaml", "families/tcgen05/mma_sp.yaml"
+_SID_INT = ('values: {range: [0, 15, 1]}, default: 0, forms: [desc_scaled, tmem_scaled], when: {kind: ["kind::i8", '
+            '"kind::ti16"]}')
+case("operand_default_outside_the_manuals_range",
+     "tcgen05.mma(.sp)'s scale_input_d with an integer kind defaulted to 1000000 (fuzz seed 31, tree 5391: it "
+     "validated while that immediate stated no legal values; it states the manual's 0-15 now).",
+     {TC_FAMILY: edit_real(TC_FAMILY, (_SID_INT, _SID_INT.replace("default: 0", "default: 1000000")))},
+     [(TC_FAMILY, "default: 1000000", "operand scale_input_d: default 1000000 is not one of its legal values (0, 1, 2, "
+       "3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)")])
+case("predicate_default_neither_0_nor_1",
+     "enable_input_d (a predicate) defaulted to 5: a predicate's default is checked as the API checks a value.",
+     {TC_FAMILY: edit_real(TC_FAMILY, ("kind: predicate, io: in, default: 1}", "kind: predicate, io: in, default: 5}"))},
+     [(TC_FAMILY, "default: 5}", "operand enable_input_d: default 5 is no value the operand takes (enable_input_d = 5 "
+       "is a predicate: 0 or 1)")])
+case("lane_mask_default_wider_than_its_registers",
+     "disable_output_lane (a vector of 32-bit registers) defaulted to 2**40.",
+     {TC_SP: edit_real(TC_SP, (
+         'regs: 4, optional: true, default: 0, when: {cta_group: "cta_group::1", kind: ["kind::f16"',
+         'regs: 4, optional: true, default: 1099511627776, when: {cta_group: "cta_group::1", kind: ["kind::f16"'))},
+     [(TC_SP, "default: 1099511627776", "operand disable_output_lane: default 1099511627776 is no value "
+       "the operand takes (operand 'disable_output_lane' (lane_mask) holds 32-bit words")])
+
 case("signature_without_d",
      "The D operand deleted from wgmma.mma_async's transposable signature (it validated before).",
      {DENSE: edit_real(DENSE, ("  transposable:\n    - {name: d, kind: fragment, io: inout, matrix: d}\n",
@@ -1434,7 +1456,8 @@ case("introduction_ldmatrix_target_too_early", "ldmatrix required on sm_70 and l
      {LDM: edit_real(LDM, ('  - {ptx: "6.5", targets: {at_least: sm_75}}', '  - {ptx: "6.5", targets: {at_least: sm_70}}'))},
      [(LDM, "at_least: sm_70", "a requirement on sm_70, sm_72: ldmatrix was introduced in PTX 6.5 on sm_75")])
 case("introduction_tcgen05_mma_on_hopper", "tcgen05.mma required on sm_90a, a generation before sm_100a.",
-     {TC_MMA: edit_real(TC_MMA, ('  - {ptx: "8.6", targets: sm_100a}', '  - {ptx: "8.6", targets: sm_90a}'))},
+     {TC_MMA: edit_real(TC_MMA, ('requires: {use: targets}',
+                                 'requires:\n  - {use: targets}\n  - {ptx: "8.6", targets: sm_90a}'))},
      [(TC_MMA, '  - {ptx: "8.6", targets: sm_90a}', "a requirement on sm_90a: tcgen05.mma was introduced in PTX 8.6 "
        "on sm_100a")])
 case("introduction_refinement_too_early", "mma.sp::ordered_metadata refined to PTX 6.0, before mma.sp's 7.1.",

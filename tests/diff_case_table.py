@@ -194,6 +194,10 @@ case("operand.values.narrowed", head=edit(lambda t: operand(t, "imm_scale_a").up
      at=("head", DENSE, ["signatures", "transposable", "imm_scale_a", "values"]))
 case("operand.values.widened", head=edit(lambda t: operand(t, "imm_trans_b").update(values=[0, 1, 2])),
      at=("head", DENSE, ["signatures", "transposable", "imm_trans_b", "values"]))
+case("operand.default.changed", head=edit(lambda t: operand(t, "imm_scale_a").update(default=-1)),
+     at=("head", DENSE, ["signatures", "transposable", "imm_scale_a", "default"]))
+case("operand.default.added", base=edit(lambda t: operand(t, "imm_trans_b").pop("default")),
+     at=("head", DENSE, ["signatures", "transposable", "imm_trans_b", "default"]))
 
 
 def frag(t, name, section="fragments"):

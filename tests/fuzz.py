@@ -223,7 +223,7 @@ SEMANTIC = [  # (file, old, new): edits that keep the tree well formed but may m
      '  - {ptx: "6.3", targets: {at_least: sm_75}}'),
     ("families/ldmatrix/ldmatrix.yaml", '  - {ptx: "6.5", targets: {at_least: sm_75}}',
      '  - {ptx: "6.5", targets: {at_least: sm_70}}'),
-    ("families/tcgen05/mma.yaml", '  - {ptx: "8.6", targets: sm_100a}', '  - {ptx: "8.6", targets: sm_90a}'),
+    ("families/tcgen05/family.yaml", '    - {ptx: "8.6", targets: sm_100a}', '    - {ptx: "8.6", targets: sm_90a}'),
     ("families/mma/mma.yaml", 'introduced: {targets: {at_least: sm_70}, ptx: "6.4"}',
      'introduced: {targets: {at_least: sm_70}, ptx: "7.0"}'),
     (EV + "mma-2026-11-22.json", ": [10, 1280, 0]", ": [6, 384, 999]"),
@@ -235,6 +235,12 @@ SEMANTIC = [  # (file, old, new): edits that keep the tree well formed but may m
     (EV + "mma-2026-11-22.json", '"notes": "campaigns/notes/2026-11-22-mma.md"', '"notes": "campaigns/notes/x.md"'),
     (EV + "wgmma-2026-11-22.json", '"date": "2026-11-22",', '"date": "2026-11-22",\n  "date": "2026-11-23",'),
     (EV + "numerics-2026-11-22.json", '"proves": "numerics"', '"proves": "maps"'),
+    (EV + "mma-2026-11-22.json", ": [10, 1280, 0]", ": [10, 1280, 1]"),  # possible, but not what the records say
+    (EV + "mma-sp-2026-11-22.json", '"records/mma-sp-int4-2026-11-22.json"', '"records/mma-sp-2026-11-22.json"'),
+    # operand defaults: outside an immediate's legal values, a predicate that is not 0 or 1
+    ("families/tcgen05/family.yaml", 'default: 0, forms: [desc_scaled, tmem_scaled], when: {kind: ["kind::i8"',
+     'default: 1000000, forms: [desc_scaled, tmem_scaled], when: {kind: ["kind::i8"'),
+    ("families/tcgen05/family.yaml", "kind: predicate, io: in, default: 1}", "kind: predicate, io: in, default: 5}"),
 ]
 
 

@@ -5,8 +5,10 @@ built model as a whole, after resolution, against facts the spec states once:
 
 - shapes: every M, N and K lies within its family's `shape_bounds` (the ISA's limits), and every
   register fragment takes at least one register;
-- operands: a default (the value assumed when a statement leaves the operand out) is legal
-  (that a signature has what its instruction's semantics needs, the resolver checks);
+- operands: a default (the value assumed when a statement leaves the operand out) is legal: one
+  of an immediate's stated values, and a value the API takes for the operand (a predicate 0 or 1,
+  a mask a word of its registers); that a signature has what its instruction's semantics needs,
+  the resolver checks;
 - opcodes: each variant's opcode begins with its instruction's name and has no empty qualifier
   (`mma..sync` when a qualifier's value is missing);
 - requirements: each alternative's PTX version is one at which some of its targets exists;
@@ -35,6 +37,7 @@ from ptxspec.model import tmem
 from ptxspec.model.isa import TargetSetError, Version, resolve_target_set
 from ptxspec.model.spec import Spec
 from ptxspec.model.tmem import COLUMNS
+from ptxspec.semantics.operands import checked
 
 __all__ = ["check_model"]
 
@@ -125,6 +128,7 @@ def _clause(report, spec: Spec, clause, pos: Pos) -> None:
 # -- variants: shapes, registers, opcodes ----------------------------------------------------
 
 def _variants(report, spec: Spec, family_docs) -> None:
+    defaults: dict = {}  # operand -> why its default is illegal (None: it is legal)
     for v in spec.variants:
         bounds = family_docs[v.family].data.get("shape_bounds") if v.family in family_docs else None
         if v.m is not None or v.n is not None or v.k is not None:
@@ -144,10 +148,26 @@ def _variants(report, spec: Spec, family_docs) -> None:
             if o.kind == "fragment" and o.regs < 1:
                 report(v.pos, f"group {v.group!r}: operand {o.name} of {v.id} takes {o.regs} registers; a "
                        "fragment takes at least one", cause=("regs", o.name))
-            if o.default is not None and not _legal(o, o.default):
-                report(_operand_pos(v, o.name, "default"), f"operand {o.name}: default {o.default} is not one of "
-                       f"its legal values ({_legal_text(o)})")
+            if o.default is not None:
+                _default(report, v, o, defaults)
         _opcode(report, v)
+
+
+def _default(report, v, o, seen: dict) -> None:
+    """The operand's default is one of its legal values, and a value the API takes for it (an
+    operand's fields decide: each distinct operand is checked once)."""
+    if o not in seen:
+        seen[o] = None
+        if not _legal(o, o.default):
+            seen[o] = f"operand {o.name}: default {o.default} is not one of its legal values ({_legal_text(o)})"
+        else:
+            try:
+                checked(v, {o.name: o.default})
+            except (TypeError, ValueError) as exc:
+                why = str(exc).removeprefix(f"{v.id}: ")
+                seen[o] = f"operand {o.name}: default {o.default} is no value the operand takes ({why})"
+    if seen[o] is not None:
+        report(_operand_pos(v, o.name, "default"), seen[o])
 
 
 def _legal(o, value: int) -> bool:
@@ -164,6 +184,10 @@ def _legal_text(o) -> str:
 
 def _operand_pos(v, name: str, key: str) -> Pos:
     """The key of an operand's entry in the variant's signature (or the group)."""
+    for origin in v.sources.get(f"operand.{name}", ()):  # the very entry, of several chosen by `when`
+        entry = origin.value
+        if isinstance(entry, PosDict):
+            return entry.at(key) if key in entry else entry.pos
     for origin in v.sources.get("operands", ()):
         sig = origin.value
         if isinstance(sig, PosList):
