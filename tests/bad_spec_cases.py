@@ -950,29 +950,30 @@ case("range_beyond_machine_sizes",
      [(_MASK, "range: [0, 0x7fffffffffffffff, 1]", "has 9,223,372,036,854,775,808 members; a spec set holds at most 4,096")])
 
 _IDESC = "descriptors/tcgen05.yaml"
+_TMEM = "layouts/tcgen05.yaml"  # tcgen05's tensor-memory placements and sparsity (`tmem:`, `sparsity:`)
 case("tmem_layout_dividing_by_zero",
      "Layout G's lane formula dividing N by 1,000,000 (fuzz seed 23, tree 84399): validate accepted it "
      "and the build died drawing the layout (ExprError: division by zero).",
-     {_IDESC: edit_real(_IDESC, ('lane: "m + 32 * (n // (N // 4))"', 'lane: "m + 32 * (n // (N // 1000000))"'))},
-     [(_IDESC, 'lane: "m + 32 * (n // (N // 1000000))"',
+     {_TMEM: edit_real(_TMEM, ('lane: "m + 32 * (n // (N // 4))"', 'lane: "m + 32 * (n // (N // 1000000))"'))},
+     [(_TMEM, 'lane: "m + 32 * (n // (N // 1000000))"',
        "tmem layout G: division by zero in 'm + 32 * (n // (N // 1000000))' (N = 64)")])
 
 case("tmem_layout_outside_lanes",
      "Layout E putting the second half of N 128 lanes down: D would lie past the 128 lanes of tensor memory.",
-     {_IDESC: edit_real(_IDESC, ('lane: "m + 64 * (n // (N // 2))"\n    column: "n % (N // 2)"\n    description: >\n'
-                                 '      As layout B', 'lane: "m + 128 * (n // (N // 2))"\n    column: "n % (N // 2)"\n'
-                                 '    description: >\n      As layout B'))},
-     [(_IDESC, 'lane: "m + 128 * (n // (N // 2))"', "tmem layout E: D lands in lane 191, outside 0-127 (N = 64)")])
+     {_TMEM: edit_real(_TMEM, ('lane: "m + 64 * (n // (N // 2))", column: "n % (N // 2)",\n',
+                               'lane: "m + 128 * (n // (N // 2))", column: "n % (N // 2)",\n'))},
+     [(_TMEM, 'lane: "m + 128 * (n // (N // 2))"', "tmem layout E: D lands in lane 191, outside 0-127 (N = 64)")])
 
 case("tmem_layout_two_elements_in_a_cell",
      "Layout G's column formula folding N by an eighth instead of a quarter: two elements of D share each cell.",
-     {_IDESC: edit_real(_IDESC, ('column: "n % (N // 4)"', 'column: "n % (N // 8)"'))},
-     [(_IDESC, "  - id: G", "tmem layout G: two elements of D land in one cell (N = 64)")])
+     {_TMEM: edit_real(_TMEM, ('column: "n % (N // 4)"', 'column: "n % (N // 8)"'))},
+     [(_TMEM, "    - {id: G", "tmem layout G: two elements of D land in one cell (N = 64)")])
 
 case("scale_factors_in_one_byte",
      "The block-scale factors of A all placed in byte `id` of the cell (s dropped): four factors per byte.",
-     {_IDESC: edit_real(_IDESC, ('byte: "id + s"\n    description: >\n      Row r', 'byte: "id"\n    description: >\n      Row r'))},
-     [(_IDESC, "  - name: sf_a", "scale-factor layout sf_a: two factors land in one byte (copy 0)")])
+     {_TMEM: edit_real(_TMEM, ('column: "r // 32", byte: "id + s",\n       description: "Row r',
+                               'column: "r // 32", byte: "id",\n       description: "Row r'))},
+     [(_TMEM, "    - {name: sf_a", "scale-factor layout sf_a: two factors land in one byte (copy 0)")])
 
 case("tmem_shape_wider_than_tensor_memory",
      "A .ws shape allowing N = 100,000,000: checking the data-path layouts at that N would have "
@@ -1061,34 +1062,49 @@ case("idesc_field_twice",
      [(_IDESC, '{name: negate_a, lsb: 14, width: 1, encode: "x", legal: {kind::i8', "layout dense: field negate_a is given twice (first at line")])
 case("scale_factors_placed_twice",
      "Layout D listed twice among A's scale-factor data paths: the build died on tmem_scale_layouts' key.",
-     {_IDESC: edit_real(_IDESC, ("datapaths: [A, B, D]", "datapaths: [A, B, D, D]"))},
-     [(_IDESC, "datapaths: [A, B, D, D]", "the scale-factor placement of scale_a under layout D is given twice")])
+     {_TMEM: edit_real(_TMEM, ("datapaths: [A, B, D]", "datapaths: [A, B, D, D]"))},
+     [(_TMEM, "datapaths: [A, B, D, D]", "the scale-factor placement of scale_a under layout D is given twice")])
 case("metadata_layout_twice",
      "kind::f16's sparsity metadata also placed by the 8-bit layout: two placements for one kind and data path.",
-     {_IDESC: edit_real(_IDESC, ('kinds: ["kind::f8f6f4", "kind::mxf8f6f4", "kind::i8", "kind::mxf4", "kind::mxf4nvf4"]',
-                                 'kinds: ["kind::f16", "kind::mxf8f6f4", "kind::i8", "kind::mxf4", "kind::mxf4nvf4"]'))},
-     [(_IDESC, 'kinds: ["kind::f16", "kind::mxf8f6f4"', "the metadata layout of kind::f16 under layout A is given twice")])
+     {_TMEM: edit_real(_TMEM, ('kinds: ["kind::f8f6f4", "kind::mxf8f6f4", "kind::i8", "kind::mxf4", "kind::mxf4nvf4"]',
+                               'kinds: ["kind::f16", "kind::mxf8f6f4", "kind::i8", "kind::mxf4", "kind::mxf4nvf4"]'))},
+     [(_TMEM, 'kinds: ["kind::f16", "kind::mxf8f6f4"', "the metadata layout of kind::f16 under layout A is given twice")])
 case("metadata_fields_overlap",
      "The 8-bit metadata layout's bit formula loses its factor 4: chunks share 4-bit fields.",
-     {_IDESC: edit_real(_IDESC, ('bit: "4 * (c % 8)"', 'bit: "c % 8"'))},
-     [(_IDESC, 'bit: "c % 8"', "metadata layout meta_f8f6f4: a 4-bit field starts at bit 1, not a multiple of 4")])
+     {_TMEM: edit_real(_TMEM, ('bit: "4 * (c % 8)"', 'bit: "c % 8"'))},
+     [(_TMEM, 'bit: "c % 8"', "metadata layout meta_f8f6f4: a 4-bit field starts at bit 1, not a multiple of 4")])
 case("metadata_outside_the_cell",
      "The f16 metadata layout's fields moved 20 bits up: the high rows' fields leave the 32-bit cell.",
-     {_IDESC: edit_real(_IDESC, ('bit: "16 * ((r // 8) % 2) + 4 * (c % 4)"', 'bit: "16 * ((r // 8) % 2) + 4 * (c % 4) + 20"'))},
-     [(_IDESC, 'bit: "16 * ((r // 8) % 2) + 4 * (c % 4) + 20"', "metadata layout meta_f16: a 4-bit field at bit 32 does not fit")])
+     {_TMEM: edit_real(_TMEM, ('bit: "16 * ((r // 8) % 2) + 4 * (c % 4)"', 'bit: "16 * ((r // 8) % 2) + 4 * (c % 4) + 20"'))},
+     [(_TMEM, 'bit: "16 * ((r // 8) % 2) + 4 * (c % 4) + 20"', "metadata layout meta_f16: a 4-bit field at bit 32 does not fit")])
 case("sparsity_code_keeps_too_few",
-     "A 2:4 metadata code that keeps one element: half of each chunk must be kept.",
-     {_IDESC: edit_real(_IDESC, ('"0b1000": [0, 2]', '"0b1000": [2]'))},
-     [(_IDESC, '"0b1000": [2]', "sparsity: code 0b1000 must keep 2 distinct sub-chunks of 0-3, not [2]")])
-case("sparsity_kind_twice",
-     "kind::mxf4 given the 2:4 rule as well as its own 4:8 rule.",
-     {_IDESC: edit_real(_IDESC, ('kinds: ["kind::f16", "kind::f8f6f4", "kind::mxf8f6f4", "kind::i8"]',
-                                 'kinds: ["kind::f16", "kind::f8f6f4", "kind::mxf8f6f4", "kind::i8", "kind::mxf4"]'))},
-     [(_IDESC, ('kinds: ["kind::mxf4", "kind::mxf4nvf4"]', 2), "the sparsity of kind::mxf4 is given twice")])
+     "tcgen05's 1:2 sparsity keeping one of the four index units of its chunk: half of each chunk must be kept.",
+     {_TMEM: edit_real(_TMEM, ("element_units: 2, chunk: 4, kept: 2,", "element_units: 2, chunk: 4, kept: 1,"))},
+     [(_TMEM, "kept: 1,", "sparsity tcgen05.sparse.1of2: a chunk of 4 units keeps half of them, not 1")])
+case("sparsity_code_keeps_a_unit_twice",
+     "A 2:4 metadata code (0b1010) that names index unit 2 twice: a chunk keeps two different units.",
+     {_TMEM: edit_real(_TMEM, ("&ordered [0x4, 0x8, 0xC", "&ordered [0x4, 0xA, 0xC"))},
+     [(_TMEM, "&ordered [0x4, 0xA, 0xC", "sparsity tcgen05.sparse.2of4: valid nibble 0xA keeps unit 2 twice")])
+case("tmem_sparsity_in_registers",
+     "kind::f16's sparse A described by the warp-level m16n8k16 sparsity, whose metadata sits in registers: "
+     "in tensor memory the metadata placements say where it lies.",
+     {_TMEM: edit_real(_TMEM, ("kind::f16: tcgen05.sparse.2of4", "kind::f16: mma.sparse.16bit.k16"))},
+     [(_TMEM, "kind::f16: mma.sparse.16bit.k16", "sparsity mma.sparse.16bit.k16 maps its metadata to registers")])
+case("tmem_sparsity_unknown",
+     "A kind's sparsity named with a typo.",
+     {_TMEM: edit_real(_TMEM, ("kind::tf32: tcgen05.sparse.1of2", "kind::tf32: tcgen05.sparse.1of3"))},
+     [(_TMEM, "kind::tf32: tcgen05.sparse.1of3",
+       "unknown sparsity 'tcgen05.sparse.1of3' (did you mean 'tcgen05.sparse.1of2'?)")])
 case("metadata_layout_unknown_datapath",
      "The f16 metadata layout names data path X, which no tmem layout has.",
-     {_IDESC: edit_real(_IDESC, ('datapaths: [A, D]\n    ids: [0, 1]', 'datapaths: [A, X]\n    ids: [0, 1]'))},
-     [(_IDESC, "datapaths: [A, X]", "'X' is no tmem layout")])
+     {_TMEM: edit_real(_TMEM, ('kinds: ["kind::f16"], datapaths: [A, D]', 'kinds: ["kind::f16"], datapaths: [A, X]'))},
+     [(_TMEM, "datapaths: [A, X]", "'X' is no tmem layout")])
+case("tmem_placements_in_the_descriptor",
+     "A copy of the spec written before issue 29 moved the placements: tmem_layouts in the descriptor file. "
+     "validate names where they live now (ptxspec diff reads such a tree as today's).",
+     {_IDESC: real(_IDESC) + "tmem_layouts: []\n"},
+     [(_IDESC, "tmem_layouts: []", "unknown key 'tmem_layouts': it moved to the family's layouts file "
+                                   "(`tmem: datapaths`)")])
 
 _WS = "families/tcgen05/mma_ws.yaml"
 case("refinement_leaves_variant_nowhere",
@@ -1313,23 +1329,23 @@ case("instruction_in_another_familys_folder",
      [(FENCE, "family: mma", "the instruction file of family 'mma' sits in families/wgmma/; mma's files go in "
                              "families/mma/")])
 
-IDESC = "descriptors/tcgen05.yaml"
+TMEM = "layouts/tcgen05.yaml"
 
 case("tmem_layout_unknown_name",
      "A lane formula of A in tensor memory names q, which only scale-factor placements know.",
-     {IDESC: edit_real(IDESC, ('    a_lanes: ["m", "m + 64"]', '    a_lanes: ["m", "m + q"]'))},
-     [(IDESC, '    a_lanes: ["m", "m + q"]', "a_lane: unknown name 'q' (allowed here: L, N, m, n)")])
+     {TMEM: edit_real(TMEM, ('a_lanes: ["m", "m + 64"]', 'a_lanes: ["m", "m + q"]'))},
+     [(TMEM, 'a_lanes: ["m", "m + q"]', "a_lane: unknown name 'q' (allowed here: L, N, m, n)")])
 
 case("tmem_scale_layout_unknown_datapath",
-     "A scale-factor placement names a data-path layout Z that tmem_layouts does not define.",
-     {IDESC: edit_real(IDESC, ("    matrix: scale_b\n    datapaths: [A, D]", "    matrix: scale_b\n    datapaths: [A, Z]"))},
-     [(IDESC, "    datapaths: [A, Z]", "'Z' is no tmem layout (they are A, B, C, D, E, F, G)")])
+     "A scale-factor placement names a data-path layout Z that the data paths do not define.",
+     {TMEM: edit_real(TMEM, ("matrix: scale_b, datapaths: [A, D]", "matrix: scale_b, datapaths: [A, Z]"))},
+     [(TMEM, "datapaths: [A, Z]", "'Z' is no tmem layout (they are A, B, C, D, E, F, G)")])
 
 case("tmem_layout_case_twice",
      "Layout F claims M = 128 with one CTA, which is layout D's.",
-     {IDESC: edit_real(IDESC, ("    cases: [{m: 64, cta_group: \"cta_group::1\", sparse: [false, true], ws: false}]",
-                               "    cases: [{m: 128, cta_group: \"cta_group::1\", sparse: [false, true], ws: false}]"))},
-     [(IDESC, ("    cases: [{m: 128, cta_group: \"cta_group::1\", sparse: [false, true], ws: false}]", 1),
+     {TMEM: edit_real(TMEM, ('cases: [{m: 64, cta_group: "cta_group::1", sparse: [false, true], ws: false}]',
+                             'cases: [{m: 128, cta_group: "cta_group::1", sparse: [false, true], ws: false}]'))},
+     [(TMEM, ('cases: [{m: 128, cta_group: "cta_group::1", sparse: [false, true], ws: false}]', 1),
        "M = 128, cta_group::1, sparse False, ws False is already layout D's")])
 
 case("operand_default_not_legal",

@@ -11,13 +11,14 @@ from ptxspec.core.errors import Pos, PosDict, did_you_mean
 from ptxspec.core.expr import ExprError, Formula
 from ptxspec.loading.context import Context, Origin, int_set
 from ptxspec.loading.resolve_tables import Layouts
-from ptxspec.model.family import Instruction
-from ptxspec.model.fragments import FragmentLayout, Sparsity
-from ptxspec.model.isa import Requirement, Version
 from ptxspec.model import predicates
+from ptxspec.model.family import Instruction
+from ptxspec.model.fragments import FragmentLayout
+from ptxspec.model.isa import Requirement, Version
 from ptxspec.model.kinds import KINDS
 from ptxspec.model.opcodes import fill_template
 from ptxspec.model.operand_kind import OperandContext
+from ptxspec.model.sparsity import Sparsity
 from ptxspec.model.spec import Spec
 from ptxspec.model.variant import Operand, Variant
 

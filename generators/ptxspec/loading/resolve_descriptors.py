@@ -21,7 +21,6 @@ from ptxspec.model.family import Family
 from ptxspec.model.kinds import KINDS
 from ptxspec.model.operand_kind import int_set
 from ptxspec.model.smem import invert_encode
-from ptxspec.model.tmem import MetadataLayout, ScaleFactorLayout, SparsityRule, TmemLayout
 
 
 def _per_selector(raw, known: set[str], where, ctx: Context, what: str) -> dict:
@@ -144,10 +143,6 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
         key = (d["family"], d["name"])
         if key in out:
             ctx.p.add(d.at("name"), f"descriptor {d['name']} of {d['family']} is defined twice")
-        tmem = _tmem_layouts(ctx, d, cta)
-        sfl = _scale_factor_layouts(ctx, d, {t.id for t in tmem})
-        sparsity = _sparsity(ctx, d, seen)
-        meta = _metadata_layouts(ctx, d, {t.id for t in tmem}, {k for r in d.get("sparsity", []) for k in r["kinds"]})
         unstated = {}
         for sel, why in d.get("unstated", {}).items():
             if sel not in values:
@@ -156,8 +151,7 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
                 ctx.p.add(d["unstated"].at(sel), f"unstated: {sel!r} has a layout ({seen[sel]})")
             unstated[sel] = " ".join(why.split())
         out[key] = BitDescriptor(d["family"], d["name"], d["operand_kind"], d["manual"], d["bits"],
-                                 d["description"], d["selector"], layouts, shapes, k, d.pos, tmem, sfl, sparsity, meta,
-                                 unstated)
+                                 d["description"], d["selector"], layouts, shapes, k, d.pos, unstated=unstated)
     return out
 
 
@@ -199,115 +193,3 @@ def _combinations(ctx: Context, lay, kinds: tuple[str, ...], fields: list[Descri
         if ok:
             out.append(DescriptorCombination(sel, parts["when"], parts["then"], c["manual"], c.get("description", "")))
     return tuple(out)
-
-
-_TMEM_NAMES = frozenset({"m", "n", "N", "L"})
-_SF_NAMES = frozenset({"r", "s", "q", "id", "N"})
-_META_NAMES = frozenset({"r", "c", "id"})
-
-
-def _tmem_layouts(ctx: Context, d, cta) -> list[TmemLayout]:
-    """tmem_layouts: ids unique, CTA groups known, no (M, CTA group, sparsity, .ws) in two layouts."""
-    out, seen, cases_seen = [], set(), {}
-    for i, t in enumerate(d.get("tmem_layouts", [])):
-        where = d["tmem_layouts"][i]
-        if t["id"] in seen:
-            ctx.p.add(where.at("id"), f"tmem layout {t['id']} is defined twice")
-        seen.add(t["id"])
-        cases = []
-        for j, c in enumerate(t["cases"]):
-            if cta is None or c["cta_group"] not in cta.values:
-                ctx.p.add(t["cases"][j].at("cta_group"), f"{c['cta_group']!r} is not a value of axis cta_group")
-            for sp in c["sparse"]:
-                key = (c["m"], c["cta_group"], sp, c["ws"])
-                if key in cases_seen:
-                    ctx.p.add(t["cases"][j].at("m"), f"M = {c['m']}, {c['cta_group']}, sparse {sp}, ws {c['ws']} is "
-                                                     f"already layout {cases_seen[key]}'s")
-                cases_seen[key] = t["id"]
-            cases.append((c["m"], c["cta_group"], tuple(c["sparse"]), c["ws"]))
-        lane, column = (ctx.formula(t, key, _TMEM_NAMES, d.pos) for key in ("lane", "column"))
-        a_lanes = []
-        for j, src in enumerate(t.get("a_lanes", [])):
-            f = ctx.formula({"a_lane": src}, "a_lane", _TMEM_NAMES, t["a_lanes"].at(j))
-            if f is not None:
-                a_lanes.append(f)
-        if lane is None or column is None:
-            continue
-        out.append(TmemLayout(t["id"], t["manual"], t["organization"], tuple(cases), t["rows"],
-                              tuple(t.get("alignments", [0])), lane, column, tuple(a_lanes), t["description"]))
-    return out
-
-
-def _placement(ctx: Context, d, entry, ids: set[str], names: frozenset[str], keys: tuple[str, ...]):
-    """A TMEM placement's data paths must be tmem layouts; its formulas (over `names`), or None."""
-    for p in entry["datapaths"]:
-        if p not in ids:
-            ctx.p.add(entry.at("datapaths"), f"{p!r} is no tmem layout (they are {', '.join(sorted(ids))})")
-    fs = [ctx.formula(entry, key, names, d.pos) for key in keys]
-    return None if None in fs else fs
-
-
-def _scale_factor_layouts(ctx: Context, d, ids: set[str]) -> list[ScaleFactorLayout]:
-    out = []
-    placed = d.get("scale_factor_layouts", [])
-    ctx.once(placed, lambda s: s["name"], "scale-factor layout")
-    ctx.once(placed, lambda s: [f"{s['matrix']} under layout {p}" for p in s["datapaths"]],
-             "the scale-factor placement of", "datapaths")  # one per matrix and data-path layout
-    for i, s in enumerate(placed):
-        fs = _placement(ctx, d, placed[i], ids, _SF_NAMES, ("lane", "column", "byte"))
-        if fs is None:
-            continue
-        out.append(ScaleFactorLayout(s["name"], s["manual"], s["matrix"], tuple(s["datapaths"]), s["copies"],
-                                     *fs, s["description"]))  # type: ignore[arg-type]
-    return out
-
-
-def _sparsity(ctx: Context, d, kinds) -> list[SparsityRule]:
-    """sparsity: kinds of the descriptor, each in one rule; chunks of whole kept and dropped
-    sub-chunks; each code keeps half the sub-chunks, distinct and inside the chunk."""
-    rules = d.get("sparsity", [])
-    ctx.once(rules, lambda r: list(r["kinds"]), "the sparsity of", "kinds")
-    out = []
-    for i, r in enumerate(rules):
-        where, ok = rules[i], True
-        for sel in r["kinds"]:
-            if sel not in kinds:
-                ctx.p.add(where.at("kinds"), f"sparsity: {sel!r} has no layout")
-                ok = False
-        if r["chunk"] % (2 * r["unit"]):
-            ctx.p.add(where.at("unit"), f"sparsity: a chunk of {r['chunk']} is no whole number of pairs of "
-                                        f"{r['unit']}-element sub-chunks")
-            continue
-        subs, kept = r["chunk"] // r["unit"], r["chunk"] // r["unit"] // 2
-        codes = []
-        for code, pos in r["codes"].items():
-            if len(pos) != kept or len(set(pos)) != kept or max(pos) >= subs:
-                ctx.p.add(r["codes"].at(code), f"sparsity: code {code} must keep {kept} distinct sub-chunks of "
-                                               f"0-{subs - 1}, not {list(pos)}")
-                ok = False
-            codes.append((int(code, 2), tuple(pos)))
-        if ok:
-            out.append(SparsityRule(tuple(r["kinds"]), r["manual"], r["chunk"], r["unit"], tuple(codes),
-                                    r.get("description", "")))
-    return out
-
-
-def _metadata_layouts(ctx: Context, d, ids: set[str], sparse_kinds: set[str]) -> list[MetadataLayout]:
-    """metadata_layouts: kinds with a sparsity rule, known data paths, one layout per kind and
-    data path."""
-    lays = d.get("metadata_layouts", [])
-    ctx.once(lays, lambda m: m["name"], "metadata layout")
-    ctx.once(lays, lambda m: [f"{k} under layout {p}" for k in m["kinds"] for p in m["datapaths"]],
-             "the metadata layout of", "kinds")
-    out = []
-    for i, m in enumerate(lays):
-        where = lays[i]
-        for sel in m["kinds"]:
-            if sel not in sparse_kinds:
-                ctx.p.add(where.at("kinds"), f"metadata layout {m['name']}: {sel!r} has no sparsity rule")
-        fs = _placement(ctx, d, where, ids, _META_NAMES, ("lane", "column", "bit"))
-        if fs is None:
-            continue
-        out.append(MetadataLayout(m["name"], m["manual"], tuple(m["kinds"]), tuple(m["datapaths"]), tuple(m["ids"]),
-                                  *fs, m["description"]))  # type: ignore[arg-type]
-    return out

@@ -13,6 +13,7 @@ from ptxspec.model.family import Family, Instruction
 from ptxspec.model.isa import Requirement
 from ptxspec.model.kinds import KINDS
 from ptxspec.model.opcodes import OPCODE_FIELDS, PLACEHOLDER, placeholder_names
+from ptxspec.model.sparsity import REGISTER_MAP
 from ptxspec.model.spec import Spec
 from ptxspec.semantics.meanings import SEMANTICS
 
@@ -160,6 +161,10 @@ class InstructionResolver:
             sparsity = s.sparsities.get(g["sparsity"])
             if sparsity is None:
                 self.p.add(g.at("sparsity"), f"unknown sparsity {g['sparsity']!r}{did_you_mean(g['sparsity'], s.sparsities)}")
+                return None
+            if not sparsity.in_registers:
+                self.p.add(g.at("sparsity"), f"sparsity {g['sparsity']!r} maps no metadata to registers "
+                           f"({', '.join(REGISTER_MAP)}): a group's sparse A needs that map")
                 return None
         if "fragments" in g and ("shape" not in g or "types" not in g):
             self.p.add(gpos, f"group {g['name']!r} has fragments but no "

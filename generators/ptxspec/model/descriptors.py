@@ -20,7 +20,8 @@ from ptxspec.core.errors import Pos
 from ptxspec.core.expr import Formula
 from ptxspec.core.words import integer
 from ptxspec.model.smem import invert_encode
-from ptxspec.model.tmem import MetadataLayout, ScaleFactorLayout, SparsityRule, TmemLayout
+from ptxspec.model.sparsity import Sparsity
+from ptxspec.model.tmem import MetadataLayout, ScaleFactorLayout, TmemLayout
 
 __all__ = ["descriptor", "encode", "decode", "shapes", "DescriptorError"]
 
@@ -98,7 +99,8 @@ class DescriptorShape:
 
 @dataclass
 class BitDescriptor:
-    """A run-time descriptor operand as data (spec/descriptors/): tcgen05.mma's idesc."""
+    """A run-time descriptor operand as data (spec/descriptors/): tcgen05.mma's idesc, with the
+    tensor-memory placements spec/layouts states for its shapes and kinds."""
     family: str
     name: str
     operand_kind: str
@@ -110,11 +112,20 @@ class BitDescriptor:
     shapes: list[DescriptorShape]
     k: dict[str, int]
     pos: Pos | None = None
+    # where its shapes and kinds lie in tensor memory (spec/layouts `tmem:` naming this descriptor)
     tmem_layouts: list[TmemLayout] = field(default_factory=list)
     scale_factor_layouts: list[ScaleFactorLayout] = field(default_factory=list)
-    sparsity: list[SparsityRule] = field(default_factory=list)
+    sparsity: dict[str, Sparsity] = field(default_factory=dict)  # kind -> how its sparse A is described
     metadata_layouts: list[MetadataLayout] = field(default_factory=list)
     unstated: dict[str, str] = field(default_factory=dict)  # selector value without a layout -> why
+
+    @property
+    def sparsity_kinds(self) -> list[tuple[tuple[str, ...], Sparsity]]:
+        """(kinds, sparsity) of each sparsity its kinds use, in the order the kinds are given."""
+        groups: dict[str, tuple[list[str], Sparsity]] = {}
+        for kind, sp in self.sparsity.items():
+            groups.setdefault(sp.name, ([], sp))[0].append(kind)
+        return [(tuple(kinds), sp) for kinds, sp in groups.values()]
 
     def layout(self, selector: str) -> DescriptorLayout:
         for lay in self.layouts:

@@ -1,7 +1,9 @@
 """Tensor memory as tcgen05.mma sees it: where D, A (from TMEM) and the block-scale factors lie.
 
-Everything is evaluated from the descriptor's `tmem_layouts`, `scale_factor_layouts`, `sparsity`
-and `metadata_layouts` (spec/descriptors/tcgen05.yaml); no lane or column constant lives here. Lanes and columns are
+Everything is evaluated from the placements spec/layouts states for a descriptor's shapes and
+kinds (`tmem:` of spec/layouts/tcgen05.yaml: data paths, scale factors, metadata, and each kind's
+sparsity), which the model keeps with that descriptor (`tmem_layouts`, `scale_factor_layouts`,
+`metadata_layouts`, `sparsity`); no lane or column constant lives here. Lanes and columns are
 relative to the TMEM address the instruction names; columns are 32-bit cells.
 
     from ptxspec import tmem
@@ -58,23 +60,6 @@ class ScaleFactorLayout:
     column: Formula
     byte: Formula
     description: str
-
-
-@dataclass(frozen=True)
-class SparsityRule:
-    """How a sparse A's chunks are described for some kinds: `chunk` elements keep half, in
-    sub-chunks of `unit`; `codes` maps each meaningful 4-bit metadata field to the sub-chunks kept."""
-    kinds: tuple[str, ...]
-    manual: str
-    chunk: int
-    unit: int
-    codes: tuple[tuple[int, tuple[int, ...]], ...]
-    description: str
-
-    @property
-    def kept(self) -> int:
-        """Sub-chunks kept per chunk."""
-        return self.chunk // self.unit // 2
 
 
 @dataclass(frozen=True)
@@ -209,10 +194,11 @@ def scale_cells(sf, extent: int, factors: int, sf_id: int, n: int = 0) -> tuple[
 
 
 def sparsity_rule(spec, kind: str, family: str = "tcgen05", name: str = "idesc"):
-    """The SparsityRule of a kind: its chunk, sub-chunk and meaningful metadata codes."""
-    for r in spec.descriptor(family, name).sparsity:
-        if kind in r.kinds:
-            return r
+    """The Sparsity of a kind (ptxspec.model.sparsity): its chunk, sub-chunks and meaningful
+    metadata codes, in elements (`chunk_elements`, `subchunk_elements`, `kept_subchunks`, `codes`)."""
+    rule = spec.descriptor(family, name).sparsity.get(kind)
+    if rule is not None:
+        return rule
     raise TmemError(f"how a sparse A of {kind} is described is not in the spec")
 
 

@@ -244,7 +244,7 @@ def _sparse_expand(p: Product, spec, packed, meta, family: str, name: str):
     """Dense A (rows, K) and its kept mask from packed A (rows, K/2) and the kept sub-chunks of
     each chunk (rows, K // chunk, kept), rising (chunk and sub-chunk from the spec's sparsity rule)."""
     rule = tmem.sparsity_rule(spec, p.kind, family, name)
-    chunk, unit, per = rule.chunk, rule.unit, rule.kept
+    chunk, unit, per = rule.chunk_elements, rule.subchunk_elements, rule.kept_subchunks
     rows, half = packed.shape
     K = half * 2
     meta = words("meta (the kept sub-chunks of each chunk)", meta, 32).astype(np.int64)
@@ -271,11 +271,12 @@ def _meta_from_tmem(v, p: Product, lay, cimg, ops, rows: int):
     if "sp_meta" not in ops:
         raise OperandError(f"{v.id} is sparse: pass sp_meta= (the metadata's TMEM address), or meta= (the kept "
                            "sub-chunks)")
-    lane, col, bit = tmem.metadata_cells(ml, rows, p.k // rule.chunk, int(p.fields.get("sparsity_selector", 0)))
+    sel = int(p.fields.get("sparsity_selector", 0))
+    lane, col, bit = tmem.metadata_cells(ml, rows, p.k // rule.chunk_elements, sel)
     lane0, col0 = _addr(v, "sp_meta", ops)
     fields = (_cells(cimg, lane + lane0, col + col0, "the sparsity metadata").astype(np.int64) >> bit) & 0xF
     table = np.full(16, -1, np.int64)
-    kept = np.zeros((16, rule.kept), np.int64)
+    kept = np.zeros((16, rule.kept_subchunks), np.int64)
     for i, (code, pos) in enumerate(rule.codes):
         table[code], kept[code] = i, pos
     bad = table[fields] < 0
