@@ -973,13 +973,15 @@ case("scale_factors_in_one_byte",
      "The block-scale factors of A all placed in byte `id` of the cell (s dropped): four factors per byte.",
      {_TMEM: edit_real(_TMEM, ('column: "r // 32", byte: "id + s",\n       description: "Row r',
                                'column: "r // 32", byte: "id",\n       description: "Row r'))},
-     [(_TMEM, "    - {name: sf_a", "scale-factor layout sf_a: two factors land in one byte (copy 0)")])
+     [(_TMEM, 'byte: "id",', "scale-factor layout sf_a: two factors land in one byte (row 0 factor 0 copy 0 and "
+                             "row 0 factor 1 copy 0")])
 
 case("tmem_shape_wider_than_tensor_memory",
      "A .ws shape allowing N = 100,000,000: checking the data-path layouts at that N would have "
      "allocated 95 GiB (found in review of the layout check, before it landed in a release).",
      {_IDESC: edit_real(_IDESC, ("m: [32, 64, 128], n: [64, 128, 256]", "m: [32, 64, 128], n: [64, 128, 100000000]"))},
-     [(_IDESC, "n: [64, 128, 100000000]", "n: N = 100000000 would take more than the 512 columns of tensor memory")],
+     [(_IDESC, "n: [64, 128, 100000000]", "n: N = 100000000 is no shape of layout dense: field n: 100000000 cannot be "
+                                          "encoded in 6 bits")],
      isolate=True)
 
 case("descriptor_shape_n_zero",
@@ -1105,6 +1107,78 @@ case("tmem_placements_in_the_descriptor",
      {_IDESC: real(_IDESC) + "tmem_layouts: []\n"},
      [(_IDESC, "tmem_layouts: []", "unknown key 'tmem_layouts': it moved to the family's layouts file "
                                    "(`tmem: datapaths`)")])
+
+# Issue 30, items 1-5: descriptor shapes against their encodings and data paths, code tables one to
+# one, scale-factor placements for every legal id, copy and row, A's lanes, K per kind. Each validated
+# before (fuzz.py kept them out of its edits until validate refused them).
+_F16_CTA1 = 'cta_group: "cta_group::1", ws: false, m: [64, 128], n: {range: [8, 256, 8]}'
+case("idesc_shape_m_not_encodable",
+     "cta_group::1's M = 64 of the dense kinds changed to 72: the idesc holds M in units of 16.",
+     {_IDESC: edit_real(_IDESC, (_F16_CTA1, _F16_CTA1.replace("m: [64, 128]", "m: [72, 128]")))},
+     [(_IDESC, "m: [72, 128]", "m: M = 72 is no shape of layout dense: field m: 72 cannot be encoded in 5 bits")])
+case("idesc_shape_n_step_4",
+     "cta_group::1's N range of the dense kinds in steps of 4: the idesc holds N in units of 8.",
+     {_IDESC: edit_real(_IDESC, (_F16_CTA1, _F16_CTA1.replace("[8, 256, 8]", "[8, 256, 4]")))},
+     [(_IDESC, "[8, 256, 4]", "n: N = 12 is no shape of layout dense: field n: 12 cannot be encoded in 6 bits")])
+case("idesc_shape_m_1024",
+     "An M of 1024: the dense layout's 5-bit M field holds at most 496.",
+     {_IDESC: edit_real(_IDESC, (_F16_CTA1, _F16_CTA1.replace("m: [64, 128]", "m: [1024]")))},
+     [(_IDESC, "m: [1024]", "m: M = 1024 is no shape of layout dense: field m: 1024 cannot be encoded in 5 bits")])
+case("idesc_shape_m_sparse_512",
+     "The block-scaled kinds' sparse M with two CTAs changed to 512: their 2-bit M field (units of 128) stops at 384.",
+     {_IDESC: edit_real(_IDESC, ("m_sparse: [256]", "m_sparse: [512]"))},
+     [(_IDESC, "m_sparse: [512]", "m_sparse: M = 512 is no shape of layout mxf8f6f4: field m: 512 cannot be encoded")])
+case("idesc_shape_n_sparse_100",
+     "The sparse .ws N values given as 64 and 100: N is a multiple of 8.",
+     {_IDESC: edit_real(_IDESC, ("n_sparse: [64, 128]", "n_sparse: [64, 100]"))},
+     [(_IDESC, "n_sparse: [64, 100]", "n_sparse: N = 100 is no shape of layout dense: field n: 100 cannot be encoded")])
+case("idesc_shape_without_datapath",
+     "cta_group::1's M = 64 (not .ws) changed to 32: the idesc encodes it, but no data-path layout places "
+     "M = 32 without .ws, so the executor could not run it.",
+     {_IDESC: edit_real(_IDESC, (_F16_CTA1, _F16_CTA1.replace("m: [64, 128]", "m: [32, 128]")))},
+     [(_IDESC, "m: [32, 128]", "m: no TMEM data-path layout for M = 32, cta_group::1, dense (no tmem layout places it)")])
+case("idesc_codes_share_a_code",
+     "kind::f16's D types f16 and f32 both given code 1: decoding could not tell them apart.",
+     {_IDESC: edit_real(_IDESC, ("kind::f16: {f16: 0, f32: 1}", "kind::f16: {f16: 1, f32: 1}"))},
+     [(_IDESC, "kind::f16: {f16: 1, f32: 1}", "field dtype: 'f32' has code 1, as 'f16' has for kind::f16: a code "
+                                             "names one value")])
+case("idesc_codes_share_a_code_in_a_shared_table",
+     "kind::f8f6f4's e4m3 and e5m2 both code 0, in the table atype and btype share (a YAML anchor).",
+     {_IDESC: edit_real(_IDESC, ("kind::f8f6f4: {e4m3: 0, e5m2: 1,", "kind::f8f6f4: {e4m3: 0, e5m2: 0,"))},
+     [(_IDESC, "{e4m3: 0, e5m2: 0,", "field atype: 'e5m2' has code 0, as 'e4m3' has for kind::f8f6f4")])
+case("idesc_max_shift_code_twice",
+     "max_shift's 8 and 16 columns both given code 1.",
+     {_IDESC: edit_real(_IDESC, ('"16": 2, "32": 3}', '"16": 1, "32": 3}'))},
+     [(_IDESC, '"16": 1, "32": 3}', "field max_shift: '16' has code 1, as '8' has: a code names one value")])
+case("tmem_scale_byte_past_the_cell",
+     "A's scale factors from byte 2 * id + s: id = 2, which kind::mxf4's idesc allows, puts its two factors in "
+     "bytes 4 and 5, past the 32-bit cell.",
+     {_TMEM: edit_real(_TMEM, ('column: "r // 32", byte: "id + s",\n       description: "Row r',
+                               'column: "r // 32", byte: "2 * id + s",\n       description: "Row r'))},
+     [(_TMEM, 'byte: "2 * id + s"', "scale-factor layout sf_a: 2 factors from byte 2 do not fit in a 32-bit cell "
+                                    "(those of row 0 land in bytes 4 to 5) (kind::mxf4")])
+case("tmem_scale_copies_in_one_cell",
+     "A's scale factors placed by lane r % 32 alone (and B's, which share the formula): the four copies, one per "
+     "32-lane partition, fall in one cell.",
+     {_TMEM: edit_real(_TMEM, ('lane: &by_row "r % 32 + 32 * q"', 'lane: &by_row "r % 32"'))},
+     [(_TMEM, 'lane: &by_row "r % 32"', "scale-factor layout sf_a: two factors land in one byte (row 0 factor 0 "
+                                        "copy 0 and row 0 factor 0 copy 1"),
+      (_TMEM, "lane: *by_row", "scale-factor layout sf_b: two factors land in one byte")])  # B's rows share it
+case("tmem_scale_b_columns_fold",
+     "B's scale factors in column (r % 128) // 32: columns r and r + 128 of B (N = 256) share their cells.",
+     {_TMEM: edit_real(_TMEM, ('lane: *by_row, column: "r // 32"', 'lane: *by_row, column: "(r % 128) // 32"'))},
+     [(_TMEM, 'column: "(r % 128) // 32"', "scale-factor layout sf_b: two factors land in one byte (row 0 factor 0 "
+                                           "copy 0 and row 128 factor 0 copy 0")])
+case("tmem_a_lanes_two_rows_in_a_lane",
+     "Layout A holding row m of A in lane m // 2: rows 0 and 1 in one lane (only its range was checked).",
+     {_TMEM: edit_real(_TMEM, ('ws: false}], a_lanes: ["m"],', 'ws: false}], a_lanes: ["m // 2"],'))},
+     [(_TMEM, 'a_lanes: ["m // 2"]', "tmem layout A: rows 0 and 1 of A (copies 0, 0) land in lane 0: a row of A "
+                                     "takes a lane of its own")])
+case("idesc_k_not_the_element_width",
+     "kind::f16's K given as 17: a row of A gives the instruction 256 bits, 16 f16 elements.",
+     {_IDESC: edit_real(_IDESC, ("kind::f16: 16", "kind::f16: 17"))},
+     [(_IDESC, "kind::f16: 17", "k: kind::f16 is 17, but a row of A gives the instruction 256 bits (Table 39): K = 16 "
+                                "for its 16-bit elements")])
 
 _WS = "families/tcgen05/mma_ws.yaml"
 case("refinement_leaves_variant_nowhere",

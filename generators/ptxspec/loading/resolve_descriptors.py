@@ -3,19 +3,23 @@
 Checked here: the family and its selector axis exist, every selector value a layout names is a
 value of that axis and has one layout; the fields of a layout tile its bits exactly; number
 fields' `encode` formulas are bit routings (so they invert) whose legal inputs fit; codes fit
-their fields; the shapes name known selector values and CTA groups.
+their fields, and each code of a table names one value; the shapes name known selector values
+and CTA groups, and every M and N of them is one the layouts' m and n fields can encode.
 """
 from __future__ import annotations
 
+from ptxspec.core.errors import PosDict, PosList
 from ptxspec.core.expr import ExprError
 from ptxspec.loading.context import Context
 from ptxspec.loading.tree import Document
 from ptxspec.model.descriptors import (
     BitDescriptor,
+    DescriptorError,
     DescriptorCombination,
     DescriptorField,
     DescriptorLayout,
     DescriptorShape,
+    encode_number,
 )
 from ptxspec.model.family import Family
 from ptxspec.model.kinds import KINDS
@@ -54,9 +58,15 @@ def _field(ctx: Context, f, known: set[str], bits: int, pos) -> DescriptorField 
             if not isinstance(table, dict):
                 ctx.p.add(f.at("codes"), f"field {name}: codes for {sel or 'every kind'} must be a map name -> code")
                 return None
+            first: dict = {}
             for value, code in table.items():
+                where = table.at(value) if isinstance(table, PosDict) else f.at("codes")
                 if code >> width:
                     ctx.p.add(f.at("codes"), f"field {name}: code {code} of {value!r} does not fit in {width} bits")
+                elif code in first:  # a code names one value: decoding must give back the value encoded
+                    ctx.p.add(where, f"field {name}: {value!r} has code {code}, as {first[code]!r} has"
+                              f"{' for ' + sel if sel else ''}: a code names one value", cause=("code", name, code))
+                first.setdefault(code, value)
         return DescriptorField(name, lsb, width, f["description"], codes=codes)
     enc = ctx.formula(f, "encode", frozenset({"x"}), pos)
     if enc is None:
@@ -134,6 +144,7 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
             if cta is None or sh["cta_group"] not in cta.values:
                 ctx.p.add(d["shapes"][i].at("cta_group"), f"{sh['cta_group']!r} is not a value of axis cta_group")
             ms, ns = (tuple(int_set(sh[key])) if key in sh else None for key in ("m_sparse", "n_sparse"))
+            _encodable(ctx, d["shapes"][i], [lay for lay in layouts if set(sh["kinds"]) & set(lay.selectors)])
             shapes.append(DescriptorShape(tuple(sh["kinds"]), sh["cta_group"], sh["ws"], tuple(int_set(sh["m"])),
                                           tuple(int_set(sh["n"])), ms, ns))
         k = dict(d.get("k", {}))
@@ -153,6 +164,35 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
         out[key] = BitDescriptor(d["family"], d["name"], d["operand_kind"], d["manual"], d["bits"],
                                  d["description"], d["selector"], layouts, shapes, k, d.pos, unstated=unstated)
     return out
+
+
+def _encodable(ctx: Context, sh, layouts: list[DescriptorLayout]) -> None:
+    """Every M and N of a shape, dense and sparse, is a value the layouts' number fields of that
+    name (m, n) encode and decode back (M in units of 16 in 5 bits, say): anything else is a shape
+    no descriptor can ask for."""
+    for key in ("m", "n", "m_sparse", "n_sparse"):
+        fields = [(lay.name, f) for lay in layouts for f in lay.fields if f.name == key[0] and f.what == "number"]
+        bad = next(((x, lay, exc) for x in (int_set(sh[key]) if key in sh else ()) for lay, f in fields
+                    if (exc := _unencodable(f, x)) is not None), None)
+        if bad is not None:  # the first value of the set is enough: the others read the same way
+            x, lay, exc = bad
+            ctx.p.add(_member_pos(sh, key, x), f"{key}: {key[0].upper()} = {x} is no shape of layout {lay}: {exc}")
+
+
+def _unencodable(f: DescriptorField, x: int) -> Exception | None:
+    try:
+        encode_number(f, x)
+    except (DescriptorError, ExprError) as exc:
+        return exc
+    return None
+
+
+def _member_pos(node, key: str, x: int):
+    """The line of value x in a set written as a list, else the set's."""
+    raw = node[key]
+    if isinstance(raw, PosList) and x in raw:
+        return raw.at(raw.index(x))
+    return node.at(key)
 
 
 def _combinations(ctx: Context, lay, kinds: tuple[str, ...], fields: list[DescriptorField]) -> tuple:

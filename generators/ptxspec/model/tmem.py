@@ -24,7 +24,7 @@ import numpy as np
 from ptxspec.core.expr import Formula
 from ptxspec.core.words import integer
 
-__all__ = ["datapath", "d_cells", "a_cells", "scale_layout", "scale_cells", "scale_example", "sparsity_rule",
+__all__ = ["datapath", "datapath_of", "d_cells", "a_cells", "scale_layout", "scale_cells", "scale_example", "sparsity_rule",
            "metadata_layout", "metadata_cells", "TmemError", "OutsideTensorMemory", "LANES", "COLUMNS", "CELL_BITS"]
 
 LANES = 128  # lanes of a CTA's tensor memory (PTX ISA 9.7.16.1)
@@ -82,7 +82,12 @@ class TmemError(ValueError):
 
 def datapath(spec, m: int, cta_group: str, sparse: bool, ws: bool, family: str = "tcgen05", name: str = "idesc"):
     """The data-path layout (TmemLayout) of an M, CTA group, sparsity and .ws."""
-    for lay in spec.descriptor(family, name).tmem_layouts:
+    return datapath_of(spec.descriptor(family, name), m, cta_group, sparse, ws)
+
+
+def datapath_of(desc, m: int, cta_group: str, sparse: bool, ws: bool):
+    """The data-path layout (TmemLayout) of a descriptor's M, CTA group, sparsity and .ws."""
+    for lay in desc.tmem_layouts:
         for cm, cg, sp, cws in lay.cases:
             if cm == m and cg == cta_group and bool(sparse) in sp and cws == bool(ws):
                 return lay
@@ -187,8 +192,12 @@ def scale_cells(sf, extent: int, factors: int, sf_id: int, n: int = 0) -> tuple[
                      for q in range(sf.copies)])
     col = np.broadcast_to(np.asarray(sf.column(r=r, s=s, q=0, id=sf_id, N=n), np.int64), shape).copy()
     byte = np.broadcast_to(np.asarray(sf.byte(r=r, s=s, q=0, id=sf_id, N=n), np.int64), shape).copy()
-    if (byte < 0).any() or (byte > 3).any():
-        raise TmemError(f"{sf.name}: {factors} factors from byte {sf_id} do not fit in a {CELL_BITS}-bit cell")
+    outside = (byte < 0) | (byte > CELL_BITS // 8 - 1)
+    if outside.any():
+        r0 = int(np.nonzero(outside)[0][0])
+        raise OutsideTensorMemory(f"{sf.name}: {factors} factors from byte {sf_id} do not fit in a {CELL_BITS}-bit "
+                                  f"cell (those of row {r0} land in bytes {int(byte[r0].min())} to "
+                                  f"{int(byte[r0].max())})", "byte")
     _inside(f"{sf.name}: a factor", lane, col)
     return lane, col, byte
 
