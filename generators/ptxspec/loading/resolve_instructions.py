@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ptxspec.core.errors import Pos, PosDict, did_you_mean
 from ptxspec.loading.context import Context, Origin
-from ptxspec.loading.expand_variants import REGS_NAMES, FragmentSpec, GroupPlan, Refinement, VariantExpander
+from ptxspec.loading.expand_variants import VariantExpander
+from ptxspec.loading.group_plan import REGS_NAMES, FragmentSpec, GroupPlan, Refinement
 from ptxspec.loading.resolve_tables import Layouts
 from ptxspec.loading.tree import Document
 from ptxspec.model import predicates
