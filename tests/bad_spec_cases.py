@@ -1101,6 +1101,13 @@ case("metadata_layout_unknown_datapath",
      "The f16 metadata layout names data path X, which no tmem layout has.",
      {_TMEM: edit_real(_TMEM, ('kinds: ["kind::f16"], datapaths: [A, D]', 'kinds: ["kind::f16"], datapaths: [A, X]'))},
      [(_TMEM, "datapaths: [A, X]", "'X' is no tmem layout")])
+case("group_sparsity_without_a_register_map",
+     "mma.sp's f16 m16n8k16 group given tcgen05's 2:4 sparsity, whose metadata lies in tensor memory: a "
+     "warp-level group needs the map of its metadata registers.",
+     {"families/mma/mma_sp.yaml": edit_real("families/mma/mma_sp.yaml", (
+         "types: {use: f16}, sparsity: mma.sparse.16bit.k16", "types: {use: f16}, sparsity: tcgen05.sparse.2of4"))},
+     [("families/mma/mma_sp.yaml", "sparsity: tcgen05.sparse.2of4", "sparsity 'tcgen05.sparse.2of4' maps no metadata "
+       "to registers (selectors, contributes, row, chunk_index): a group's sparse A needs that map")])
 case("tmem_placements_in_the_descriptor",
      "A copy of the spec written before issue 29 moved the placements: tmem_layouts in the descriptor file. "
      "validate names where they live now (ptxspec diff reads such a tree as today's).",
