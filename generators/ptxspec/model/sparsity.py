@@ -88,16 +88,22 @@ class Sparsity:
 
     # -- the register map -----------------------------------------------------------------------
 
-    def metadata_map(self, threads: int, m: int, n: int, k: int, sel: int):
-        """(contributing mask (threads,), row (threads, 8), chunk (threads, 8)) for selector sel."""
+    @property
+    def register_map(self) -> tuple[Formula, Formula, Formula]:
+        """(contributes, row, chunk_index); ValueError where the metadata lies in tensor memory."""
         if self.contributes is None or self.row is None or self.chunk_index is None:
             raise ValueError(f"sparsity {self.name}: its metadata lies in tensor memory, not in registers")
+        return self.contributes, self.row, self.chunk_index
+
+    def metadata_map(self, threads: int, m: int, n: int, k: int, sel: int):
+        """(contributing mask (threads,), row (threads, 8), chunk (threads, 8)) for selector sel."""
+        contributes_f, row_f, chunk_f = self.register_map
         shape = dict(M=m, K=k, sel=sel)
         t = np.arange(threads, dtype=np.int64)[:, None]
         nib = np.arange(8, dtype=np.int64)[None, :]
-        contributes = np.broadcast_to(self.contributes(t=t[:, 0], n=0, **shape), (threads,)).astype(bool)
-        row = np.broadcast_to(self.row(t=t, n=nib, **shape), (threads, 8)).astype(np.int64)
-        chunk = np.broadcast_to(self.chunk_index(t=t, n=nib, **shape), (threads, 8)).astype(np.int64)
+        contributes = np.broadcast_to(contributes_f(t=t[:, 0], n=0, **shape), (threads,)).astype(bool)
+        row = np.broadcast_to(row_f(t=t, n=nib, **shape), (threads, 8)).astype(np.int64)
+        chunk = np.broadcast_to(chunk_f(t=t, n=nib, **shape), (threads, 8)).astype(np.int64)
         return contributes, row, chunk
 
     def chunks_per_row(self, k: int) -> int:
