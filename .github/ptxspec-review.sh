@@ -5,7 +5,8 @@
 #   2. `ptxspec diff BASE HEAD --format github`: one annotation per change, on the line that made it;
 #   3. the same diff as markdown, appended to the job summary ($GITHUB_STEP_SUMMARY, if set);
 #   4. exit 1 when a change of severity PTXSPEC_FAIL_ON (breaking, warning; '' for none) or worse
-#      remains, or the spec does not validate; 2 when the trees cannot be compared.
+#      remains, or the spec does not validate (then its problems are the review: no diff is made);
+#      2 when the trees cannot be compared.
 # Environment: PTXSPEC_BASE (required: a revision, e.g. the pull request's base sha), PTXSPEC_HEAD
 # (default HEAD), PTXSPEC_SPEC (the spec directory in the checkout, default spec), PTXSPEC_FAIL_ON
 # (default breaking), PTXSPEC (the command, default `ptxspec`).
@@ -22,8 +23,14 @@ if ! "${ptxspec[@]}" --spec "$spec" validate --quiet 2>"${TMPDIR:-/tmp}/ptxspec-
     status=1
     sed -E 's/^([^:]+):([0-9]+):([0-9]+): error: (.*)$/::error file=\1,line=\2,col=\3::\4/' \
         "${TMPDIR:-/tmp}/ptxspec-validate.$$"
+    if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+        { echo "### ptxspec: the spec does not validate"; echo; echo '```';
+          cat "${TMPDIR:-/tmp}/ptxspec-validate.$$"; echo '```'; } >> "$GITHUB_STEP_SUMMARY"
+    fi
 fi
 rm -f "${TMPDIR:-/tmp}/ptxspec-validate.$$"
+# a tree that does not validate cannot be compared: its problems are the review
+[ "$status" -ne 0 ] && exit "$status"
 
 fail_args=()
 [ -n "$fail_on" ] && fail_args=(--fail-on "$fail_on")

@@ -956,35 +956,38 @@ case("range_beyond_machine_sizes",
      [(_MASK, "range: [0, 0x7fffffffffffffff, 1]", "has 9,223,372,036,854,775,808 members; a spec set holds at most 4,096")])
 
 _IDESC = "descriptors/tcgen05.yaml"
+_TMEM = "layouts/tcgen05.yaml"  # tcgen05's tensor-memory placements and sparsity (`tmem:`, `sparsity:`)
 case("tmem_layout_dividing_by_zero",
      "Layout G's lane formula dividing N by 1,000,000 (fuzz seed 23, tree 84399): validate accepted it "
      "and the build died drawing the layout (ExprError: division by zero).",
-     {_IDESC: edit_real(_IDESC, ('lane: "m + 32 * (n // (N // 4))"', 'lane: "m + 32 * (n // (N // 1000000))"'))},
-     [(_IDESC, 'lane: "m + 32 * (n // (N // 1000000))"',
+     {_TMEM: edit_real(_TMEM, ('lane: "m + 32 * (n // (N // 4))"', 'lane: "m + 32 * (n // (N // 1000000))"'))},
+     [(_TMEM, 'lane: "m + 32 * (n // (N // 1000000))"',
        "tmem layout G: division by zero in 'm + 32 * (n // (N // 1000000))' (N = 64)")])
 
 case("tmem_layout_outside_lanes",
      "Layout E putting the second half of N 128 lanes down: D would lie past the 128 lanes of tensor memory.",
-     {_IDESC: edit_real(_IDESC, ('lane: "m + 64 * (n // (N // 2))"\n    column: "n % (N // 2)"\n    description: >\n'
-                                 '      As layout B', 'lane: "m + 128 * (n // (N // 2))"\n    column: "n % (N // 2)"\n'
-                                 '    description: >\n      As layout B'))},
-     [(_IDESC, 'lane: "m + 128 * (n // (N // 2))"', "tmem layout E: D lands in lane 191, outside 0-127 (N = 64)")])
+     {_TMEM: edit_real(_TMEM, ('lane: "m + 64 * (n // (N // 2))", column: "n % (N // 2)",\n',
+                               'lane: "m + 128 * (n // (N // 2))", column: "n % (N // 2)",\n'))},
+     [(_TMEM, 'lane: "m + 128 * (n // (N // 2))"', "tmem layout E: D lands in lane 191, outside 0-127 (N = 64)")])
 
 case("tmem_layout_two_elements_in_a_cell",
      "Layout G's column formula folding N by an eighth instead of a quarter: two elements of D share each cell.",
-     {_IDESC: edit_real(_IDESC, ('column: "n % (N // 4)"', 'column: "n % (N // 8)"'))},
-     [(_IDESC, "  - id: G", "tmem layout G: two elements of D land in one cell (N = 64)")])
+     {_TMEM: edit_real(_TMEM, ('column: "n % (N // 4)"', 'column: "n % (N // 8)"'))},
+     [(_TMEM, "    - {id: G", "tmem layout G: two elements of D land in one cell (N = 64)")])
 
 case("scale_factors_in_one_byte",
      "The block-scale factors of A all placed in byte `id` of the cell (s dropped): four factors per byte.",
-     {_IDESC: edit_real(_IDESC, ('byte: "id + s"\n    description: >\n      Row r', 'byte: "id"\n    description: >\n      Row r'))},
-     [(_IDESC, "  - name: sf_a", "scale-factor layout sf_a: two factors land in one byte (copy 0)")])
+     {_TMEM: edit_real(_TMEM, ('column: "r // 32", byte: "id + s",\n       description: "Row r',
+                               'column: "r // 32", byte: "id",\n       description: "Row r'))},
+     [(_TMEM, 'byte: "id",', "scale-factor layout sf_a: two factors land in one byte (row 0 factor 0 copy 0 and "
+                             "row 0 factor 1 copy 0")])
 
 case("tmem_shape_wider_than_tensor_memory",
      "A .ws shape allowing N = 100,000,000: checking the data-path layouts at that N would have "
      "allocated 95 GiB (found in review of the layout check, before it landed in a release).",
      {_IDESC: edit_real(_IDESC, ("m: [32, 64, 128], n: [64, 128, 256]", "m: [32, 64, 128], n: [64, 128, 100000000]"))},
-     [(_IDESC, "n: [64, 128, 100000000]", "n: N = 100000000 would take more than the 512 columns of tensor memory")],
+     [(_IDESC, "n: [64, 128, 100000000]", "n: N = 100000000 is no shape of layout dense: field n: 100000000 cannot be "
+                                          "encoded in 6 bits")],
      isolate=True)
 
 case("descriptor_shape_n_zero",
@@ -1067,34 +1070,128 @@ case("idesc_field_twice",
      [(_IDESC, '{name: negate_a, lsb: 14, width: 1, encode: "x", legal: {kind::i8', "layout dense: field negate_a is given twice (first at line")])
 case("scale_factors_placed_twice",
      "Layout D listed twice among A's scale-factor data paths: the build died on tmem_scale_layouts' key.",
-     {_IDESC: edit_real(_IDESC, ("datapaths: [A, B, D]", "datapaths: [A, B, D, D]"))},
-     [(_IDESC, "datapaths: [A, B, D, D]", "the scale-factor placement of scale_a under layout D is given twice")])
+     {_TMEM: edit_real(_TMEM, ("datapaths: [A, B, D]", "datapaths: [A, B, D, D]"))},
+     [(_TMEM, "datapaths: [A, B, D, D]", "the scale-factor placement of scale_a under layout D is given twice")])
 case("metadata_layout_twice",
      "kind::f16's sparsity metadata also placed by the 8-bit layout: two placements for one kind and data path.",
-     {_IDESC: edit_real(_IDESC, ('kinds: ["kind::f8f6f4", "kind::mxf8f6f4", "kind::i8", "kind::mxf4", "kind::mxf4nvf4"]',
-                                 'kinds: ["kind::f16", "kind::mxf8f6f4", "kind::i8", "kind::mxf4", "kind::mxf4nvf4"]'))},
-     [(_IDESC, 'kinds: ["kind::f16", "kind::mxf8f6f4"', "the metadata layout of kind::f16 under layout A is given twice")])
+     {_TMEM: edit_real(_TMEM, ('kinds: ["kind::f8f6f4", "kind::mxf8f6f4", "kind::i8", "kind::mxf4", "kind::mxf4nvf4"]',
+                               'kinds: ["kind::f16", "kind::mxf8f6f4", "kind::i8", "kind::mxf4", "kind::mxf4nvf4"]'))},
+     [(_TMEM, 'kinds: ["kind::f16", "kind::mxf8f6f4"', "the metadata layout of kind::f16 under layout A is given twice")])
 case("metadata_fields_overlap",
      "The 8-bit metadata layout's bit formula loses its factor 4: chunks share 4-bit fields.",
-     {_IDESC: edit_real(_IDESC, ('bit: "4 * (c % 8)"', 'bit: "c % 8"'))},
-     [(_IDESC, 'bit: "c % 8"', "metadata layout meta_f8f6f4: a 4-bit field starts at bit 1, not a multiple of 4")])
+     {_TMEM: edit_real(_TMEM, ('bit: "4 * (c % 8)"', 'bit: "c % 8"'))},
+     [(_TMEM, 'bit: "c % 8"', "metadata layout meta_f8f6f4: a 4-bit field starts at bit 1, not a multiple of 4")])
 case("metadata_outside_the_cell",
      "The f16 metadata layout's fields moved 20 bits up: the high rows' fields leave the 32-bit cell.",
-     {_IDESC: edit_real(_IDESC, ('bit: "16 * ((r // 8) % 2) + 4 * (c % 4)"', 'bit: "16 * ((r // 8) % 2) + 4 * (c % 4) + 20"'))},
-     [(_IDESC, 'bit: "16 * ((r // 8) % 2) + 4 * (c % 4) + 20"', "metadata layout meta_f16: a 4-bit field at bit 32 does not fit")])
+     {_TMEM: edit_real(_TMEM, ('bit: "16 * ((r // 8) % 2) + 4 * (c % 4)"', 'bit: "16 * ((r // 8) % 2) + 4 * (c % 4) + 20"'))},
+     [(_TMEM, 'bit: "16 * ((r // 8) % 2) + 4 * (c % 4) + 20"', "metadata layout meta_f16: a 4-bit field at bit 32 does not fit")])
 case("sparsity_code_keeps_too_few",
-     "A 2:4 metadata code that keeps one element: half of each chunk must be kept.",
-     {_IDESC: edit_real(_IDESC, ('"0b1000": [0, 2]', '"0b1000": [2]'))},
-     [(_IDESC, '"0b1000": [2]', "sparsity: code 0b1000 must keep 2 distinct sub-chunks of 0-3, not [2]")])
-case("sparsity_kind_twice",
-     "kind::mxf4 given the 2:4 rule as well as its own 4:8 rule.",
-     {_IDESC: edit_real(_IDESC, ('kinds: ["kind::f16", "kind::f8f6f4", "kind::mxf8f6f4", "kind::i8"]',
-                                 'kinds: ["kind::f16", "kind::f8f6f4", "kind::mxf8f6f4", "kind::i8", "kind::mxf4"]'))},
-     [(_IDESC, ('kinds: ["kind::mxf4", "kind::mxf4nvf4"]', 2), "the sparsity of kind::mxf4 is given twice")])
+     "tcgen05's 1:2 sparsity keeping one of the four index units of its chunk: half of each chunk must be kept.",
+     {_TMEM: edit_real(_TMEM, ("element_units: 2, chunk: 4, kept: 2,", "element_units: 2, chunk: 4, kept: 1,"))},
+     [(_TMEM, "kept: 1,", "sparsity tcgen05.sparse.1of2: a chunk of 4 units keeps half of them, not 1")])
+case("sparsity_code_keeps_a_unit_twice",
+     "A 2:4 metadata code (0b1010) that names index unit 2 twice: a chunk keeps two different units.",
+     {_TMEM: edit_real(_TMEM, ("&ordered [0x4, 0x8, 0xC", "&ordered [0x4, 0xA, 0xC"))},
+     [(_TMEM, "&ordered [0x4, 0xA, 0xC", "sparsity tcgen05.sparse.2of4: valid nibble 0xA keeps unit 2 twice")])
+case("tmem_sparsity_in_registers",
+     "kind::f16's sparse A described by the warp-level m16n8k16 sparsity, whose metadata sits in registers: "
+     "in tensor memory the metadata placements say where it lies.",
+     {_TMEM: edit_real(_TMEM, ("kind::f16: tcgen05.sparse.2of4", "kind::f16: mma.sparse.16bit.k16"))},
+     [(_TMEM, "kind::f16: mma.sparse.16bit.k16", "sparsity mma.sparse.16bit.k16 maps its metadata to registers")])
+case("tmem_sparsity_unknown",
+     "A kind's sparsity named with a typo.",
+     {_TMEM: edit_real(_TMEM, ("kind::tf32: tcgen05.sparse.1of2", "kind::tf32: tcgen05.sparse.1of3"))},
+     [(_TMEM, "kind::tf32: tcgen05.sparse.1of3",
+       "unknown sparsity 'tcgen05.sparse.1of3' (did you mean 'tcgen05.sparse.1of2'?)")])
 case("metadata_layout_unknown_datapath",
      "The f16 metadata layout names data path X, which no tmem layout has.",
-     {_IDESC: edit_real(_IDESC, ('datapaths: [A, D]\n    ids: [0, 1]', 'datapaths: [A, X]\n    ids: [0, 1]'))},
-     [(_IDESC, "datapaths: [A, X]", "'X' is no tmem layout")])
+     {_TMEM: edit_real(_TMEM, ('kinds: ["kind::f16"], datapaths: [A, D]', 'kinds: ["kind::f16"], datapaths: [A, X]'))},
+     [(_TMEM, "datapaths: [A, X]", "'X' is no tmem layout")])
+case("group_sparsity_without_a_register_map",
+     "mma.sp's f16 m16n8k16 group given tcgen05's 2:4 sparsity, whose metadata lies in tensor memory: a "
+     "warp-level group needs the map of its metadata registers.",
+     {"families/mma/mma_sp.yaml": edit_real("families/mma/mma_sp.yaml", (
+         "types: {use: f16}, sparsity: mma.sparse.16bit.k16", "types: {use: f16}, sparsity: tcgen05.sparse.2of4"))},
+     [("families/mma/mma_sp.yaml", "sparsity: tcgen05.sparse.2of4", "sparsity 'tcgen05.sparse.2of4' maps no metadata "
+       "to registers (selectors, contributes, row, chunk_index): a group's sparse A needs that map")])
+case("tmem_placements_in_the_descriptor",
+     "A copy of the spec written before issue 29 moved the placements: tmem_layouts in the descriptor file. "
+     "validate names where they live now (ptxspec diff reads such a tree as today's).",
+     {_IDESC: real(_IDESC) + "tmem_layouts: []\n"},
+     [(_IDESC, "tmem_layouts: []", "unknown key 'tmem_layouts': it moved to the family's layouts file "
+                                   "(`tmem: datapaths`)")])
+
+# Issue 30, items 1-5: descriptor shapes against their encodings and data paths, code tables one to
+# one, scale-factor placements for every legal id, copy and row, A's lanes, K per kind. Each validated
+# before (fuzz.py kept them out of its edits until validate refused them).
+_F16_CTA1 = 'cta_group: "cta_group::1", ws: false, m: [64, 128], n: {range: [8, 256, 8]}'
+case("idesc_shape_m_not_encodable",
+     "cta_group::1's M = 64 of the dense kinds changed to 72: the idesc holds M in units of 16.",
+     {_IDESC: edit_real(_IDESC, (_F16_CTA1, _F16_CTA1.replace("m: [64, 128]", "m: [72, 128]")))},
+     [(_IDESC, "m: [72, 128]", "m: M = 72 is no shape of layout dense: field m: 72 cannot be encoded in 5 bits")])
+case("idesc_shape_n_step_4",
+     "cta_group::1's N range of the dense kinds in steps of 4: the idesc holds N in units of 8.",
+     {_IDESC: edit_real(_IDESC, (_F16_CTA1, _F16_CTA1.replace("[8, 256, 8]", "[8, 256, 4]")))},
+     [(_IDESC, "[8, 256, 4]", "n: N = 12 is no shape of layout dense: field n: 12 cannot be encoded in 6 bits")])
+case("idesc_shape_m_1024",
+     "An M of 1024: the dense layout's 5-bit M field holds at most 496.",
+     {_IDESC: edit_real(_IDESC, (_F16_CTA1, _F16_CTA1.replace("m: [64, 128]", "m: [1024]")))},
+     [(_IDESC, "m: [1024]", "m: M = 1024 is no shape of layout dense: field m: 1024 cannot be encoded in 5 bits")])
+case("idesc_shape_m_sparse_512",
+     "The block-scaled kinds' sparse M with two CTAs changed to 512: their 2-bit M field (units of 128) stops at 384.",
+     {_IDESC: edit_real(_IDESC, ("m_sparse: [256]", "m_sparse: [512]"))},
+     [(_IDESC, "m_sparse: [512]", "m_sparse: M = 512 is no shape of layout mxf8f6f4: field m: 512 cannot be encoded")])
+case("idesc_shape_n_sparse_100",
+     "The sparse .ws N values given as 64 and 100: N is a multiple of 8.",
+     {_IDESC: edit_real(_IDESC, ("n_sparse: [64, 128]", "n_sparse: [64, 100]"))},
+     [(_IDESC, "n_sparse: [64, 100]", "n_sparse: N = 100 is no shape of layout dense: field n: 100 cannot be encoded")])
+case("idesc_shape_without_datapath",
+     "cta_group::1's M = 64 (not .ws) changed to 32: the idesc encodes it, but no data-path layout places "
+     "M = 32 without .ws, so the executor could not run it.",
+     {_IDESC: edit_real(_IDESC, (_F16_CTA1, _F16_CTA1.replace("m: [64, 128]", "m: [32, 128]")))},
+     [(_IDESC, "m: [32, 128]", "m: no TMEM data-path layout for M = 32, cta_group::1, dense (no tmem layout places it)")])
+case("idesc_codes_share_a_code",
+     "kind::f16's D types f16 and f32 both given code 1: decoding could not tell them apart.",
+     {_IDESC: edit_real(_IDESC, ("kind::f16: {f16: 0, f32: 1}", "kind::f16: {f16: 1, f32: 1}"))},
+     [(_IDESC, "kind::f16: {f16: 1, f32: 1}", "field dtype: 'f32' has code 1, as 'f16' has for kind::f16: a code "
+                                             "names one value")])
+case("idesc_codes_share_a_code_in_a_shared_table",
+     "kind::f8f6f4's e4m3 and e5m2 both code 0, in the table atype and btype share (a YAML anchor).",
+     {_IDESC: edit_real(_IDESC, ("kind::f8f6f4: {e4m3: 0, e5m2: 1,", "kind::f8f6f4: {e4m3: 0, e5m2: 0,"))},
+     [(_IDESC, "{e4m3: 0, e5m2: 0,", "field atype: 'e5m2' has code 0, as 'e4m3' has for kind::f8f6f4")])
+case("idesc_max_shift_code_twice",
+     "max_shift's 8 and 16 columns both given code 1.",
+     {_IDESC: edit_real(_IDESC, ('"16": 2, "32": 3}', '"16": 1, "32": 3}'))},
+     [(_IDESC, '"16": 1, "32": 3}', "field max_shift: '16' has code 1, as '8' has: a code names one value")])
+case("tmem_scale_byte_past_the_cell",
+     "A's scale factors from byte 2 * id + s: id = 2, which kind::mxf4's idesc allows, puts its two factors in "
+     "bytes 4 and 5, past the 32-bit cell.",
+     {_TMEM: edit_real(_TMEM, ('column: "r // 32", byte: "id + s",\n       description: "Row r',
+                               'column: "r // 32", byte: "2 * id + s",\n       description: "Row r'))},
+     [(_TMEM, 'byte: "2 * id + s"', "scale-factor layout sf_a: 2 factors from byte 2 do not fit in a 32-bit cell "
+                                    "(those of row 0 land in bytes 4 to 5) (kind::mxf4")])
+case("tmem_scale_copies_in_one_cell",
+     "A's scale factors placed by lane r % 32 alone (and B's, which share the formula): the four copies, one per "
+     "32-lane partition, fall in one cell.",
+     {_TMEM: edit_real(_TMEM, ('lane: &by_row "r % 32 + 32 * q"', 'lane: &by_row "r % 32"'))},
+     [(_TMEM, 'lane: &by_row "r % 32"', "scale-factor layout sf_a: two factors land in one byte (row 0 factor 0 "
+                                        "copy 0 and row 0 factor 0 copy 1"),
+      (_TMEM, "lane: *by_row", "scale-factor layout sf_b: two factors land in one byte")])  # B's rows share it
+case("tmem_scale_b_columns_fold",
+     "B's scale factors in column (r % 128) // 32: columns r and r + 128 of B (N = 256) share their cells.",
+     {_TMEM: edit_real(_TMEM, ('lane: *by_row, column: "r // 32"', 'lane: *by_row, column: "(r % 128) // 32"'))},
+     [(_TMEM, 'column: "(r % 128) // 32"', "scale-factor layout sf_b: two factors land in one byte (row 0 factor 0 "
+                                           "copy 0 and row 128 factor 0 copy 0")])
+case("tmem_a_lanes_two_rows_in_a_lane",
+     "Layout A holding row m of A in lane m // 2: rows 0 and 1 in one lane (only its range was checked).",
+     {_TMEM: edit_real(_TMEM, ('ws: false}], a_lanes: ["m"],', 'ws: false}], a_lanes: ["m // 2"],'))},
+     [(_TMEM, 'a_lanes: ["m // 2"]', "tmem layout A: rows 0 and 1 of A (copies 0, 0) land in lane 0: a row of A "
+                                     "takes a lane of its own")])
+case("idesc_k_not_the_element_width",
+     "kind::f16's K given as 17: a row of A gives the instruction 256 bits, 16 f16 elements.",
+     {_IDESC: edit_real(_IDESC, ("kind::f16: 16", "kind::f16: 17"))},
+     [(_IDESC, "kind::f16: 17", "k: kind::f16 is 17, but a row of A gives the instruction 256 bits (Table 39): K = 16 "
+                                "for its 16-bit elements")])
 
 _WS = "families/tcgen05/mma_ws.yaml"
 case("refinement_leaves_variant_nowhere",
@@ -1316,23 +1413,23 @@ case("instruction_in_another_familys_folder",
      [(FENCE, "family: mma", "the instruction file of family 'mma' sits in families/wgmma/; mma's files go in "
                              "families/mma/")])
 
-IDESC = "descriptors/tcgen05.yaml"
+TMEM = "layouts/tcgen05.yaml"
 
 case("tmem_layout_unknown_name",
      "A lane formula of A in tensor memory names q, which only scale-factor placements know.",
-     {IDESC: edit_real(IDESC, ('    a_lanes: ["m", "m + 64"]', '    a_lanes: ["m", "m + q"]'))},
-     [(IDESC, '    a_lanes: ["m", "m + q"]', "a_lane: unknown name 'q' (allowed here: L, N, m, n)")])
+     {TMEM: edit_real(TMEM, ('a_lanes: ["m", "m + 64"]', 'a_lanes: ["m", "m + q"]'))},
+     [(TMEM, 'a_lanes: ["m", "m + q"]', "a_lane: unknown name 'q' (allowed here: L, N, m, n)")])
 
 case("tmem_scale_layout_unknown_datapath",
-     "A scale-factor placement names a data-path layout Z that tmem_layouts does not define.",
-     {IDESC: edit_real(IDESC, ("    matrix: scale_b\n    datapaths: [A, D]", "    matrix: scale_b\n    datapaths: [A, Z]"))},
-     [(IDESC, "    datapaths: [A, Z]", "'Z' is no tmem layout (they are A, B, C, D, E, F, G)")])
+     "A scale-factor placement names a data-path layout Z that the data paths do not define.",
+     {TMEM: edit_real(TMEM, ("matrix: scale_b, datapaths: [A, D]", "matrix: scale_b, datapaths: [A, Z]"))},
+     [(TMEM, "datapaths: [A, Z]", "'Z' is no tmem layout (they are A, B, C, D, E, F, G)")])
 
 case("tmem_layout_case_twice",
      "Layout F claims M = 128 with one CTA, which is layout D's.",
-     {IDESC: edit_real(IDESC, ("    cases: [{m: 64, cta_group: \"cta_group::1\", sparse: [false, true], ws: false}]",
-                               "    cases: [{m: 128, cta_group: \"cta_group::1\", sparse: [false, true], ws: false}]"))},
-     [(IDESC, ("    cases: [{m: 128, cta_group: \"cta_group::1\", sparse: [false, true], ws: false}]", 1),
+     {TMEM: edit_real(TMEM, ('cases: [{m: 64, cta_group: "cta_group::1", sparse: [false, true], ws: false}]',
+                             'cases: [{m: 128, cta_group: "cta_group::1", sparse: [false, true], ws: false}]'))},
+     [(TMEM, ('cases: [{m: 128, cta_group: "cta_group::1", sparse: [false, true], ws: false}]', 1),
        "M = 128, cta_group::1, sparse False, ws False is already layout D's")])
 
 case("operand_default_not_legal",
@@ -1340,6 +1437,28 @@ case("operand_default_not_legal",
      {FAMILY: edit_real(FAMILY, ("{name: imm_trans_b, kind: immediate, values: [0, 1]",
                                  "{name: imm_trans_b, kind: immediate, values: [65, 1]"))},
      [(FAMILY, "values: [65, 1]", "operand imm_trans_b: default 0 is not one of its legal values (65, 1)")])
+
+TC_FAMILY, TC_SP = "families/tcgen05/family.yaml", "families/tcgen05/mma_sp.yaml"
+_SID_INT = ('values: {range: [0, 15, 1]}, default: 0, forms: [desc_scaled, tmem_scaled], when: {kind: ["kind::i8", '
+            '"kind::ti16"]}')
+case("operand_default_outside_the_manuals_range",
+     "tcgen05.mma(.sp)'s scale_input_d with an integer kind defaulted to 1000000 (fuzz seed 31, tree 5391: it "
+     "validated while that immediate stated no legal values; it states the manual's 0-15 now).",
+     {TC_FAMILY: edit_real(TC_FAMILY, (_SID_INT, _SID_INT.replace("default: 0", "default: 1000000")))},
+     [(TC_FAMILY, "default: 1000000", "operand scale_input_d: default 1000000 is not one of its legal values (0, 1, 2, "
+       "3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)")])
+case("predicate_default_neither_0_nor_1",
+     "enable_input_d (a predicate) defaulted to 5: a predicate's default is checked as the API checks a value.",
+     {TC_FAMILY: edit_real(TC_FAMILY, ("kind: predicate, io: in, default: 1}", "kind: predicate, io: in, default: 5}"))},
+     [(TC_FAMILY, "default: 5}", "operand enable_input_d: default 5 is no value the operand takes (enable_input_d = 5 "
+       "is a predicate: 0 or 1)")])
+case("lane_mask_default_wider_than_its_registers",
+     "disable_output_lane (a vector of 32-bit registers) defaulted to 2**40.",
+     {TC_SP: edit_real(TC_SP, (
+         'regs: 4, optional: true, default: 0, when: {cta_group: "cta_group::1", kind: ["kind::f16"',
+         'regs: 4, optional: true, default: 1099511627776, when: {cta_group: "cta_group::1", kind: ["kind::f16"'))},
+     [(TC_SP, "default: 1099511627776", "operand disable_output_lane: default 1099511627776 is no value "
+       "the operand takes (operand 'disable_output_lane' (lane_mask) holds 32-bit words")])
 
 case("signature_without_d",
      "The D operand deleted from wgmma.mma_async's signature (it validated before): its groups take the "
@@ -1429,8 +1548,9 @@ case("introduction_ldmatrix_target_too_early", "ldmatrix required on sm_70 and l
      {LDM: edit_real(LDM, ('  - {ptx: "6.5", targets: {at_least: sm_75}}', '  - {ptx: "6.5", targets: {at_least: sm_70}}'))},
      [(LDM, "at_least: sm_70", "a requirement on sm_70, sm_72: ldmatrix was introduced in PTX 6.5 on sm_75")])
 case("introduction_tcgen05_mma_on_hopper", "tcgen05.mma required on sm_90a, a generation before sm_100a.",
-     {TC_MMA: edit_real(TC_MMA, ("requires: {use: targets}", 'requires: [{use: targets}, {ptx: "8.6", targets: sm_90a}]'))},
-     [(TC_MMA, '{ptx: "8.6", targets: sm_90a}', "a requirement on sm_90a: tcgen05.mma was introduced in PTX 8.6 "
+     {TC_MMA: edit_real(TC_MMA, ('requires: {use: targets}',
+                                 'requires:\n  - {use: targets}\n  - {ptx: "8.6", targets: sm_90a}'))},
+     [(TC_MMA, '  - {ptx: "8.6", targets: sm_90a}', "a requirement on sm_90a: tcgen05.mma was introduced in PTX 8.6 "
        "on sm_100a")])
 case("introduction_refinement_too_early", "mma.sp::ordered_metadata refined to PTX 6.0, before mma.sp's 7.1.",
      {MMA_SP: edit_real(MMA_SP, ('    requires: {ptx: "8.5"}\n    metadata_order', '    requires: {ptx: "6.0"}\n    metadata_order'))},

@@ -121,11 +121,12 @@ def parts() -> dict[str, dict[str, dict]]:
                            "layouts": [{"name": "only", "kinds": ["one"], "fields": [
                                {"name": "low", "lsb": 0, "width": 16, "encode": "x", "description": "Low half."},
                                {"name": "high", "lsb": 16, "width": 16, "reserved": 0, "description": "Reserved."}]}],
-                           "k": {"one": 16},
-                           "tmem_layouts": [{"id": "X", "manual": "made up", "organization": "4x1", "rows": 64,
-                                             "cases": [{"m": 64, "cta_group": "cta_group::1", "sparse": [False],
-                                                        "ws": False}],
-                                             "lane": "m", "column": "n", "description": "A made-up layout."}]}},
+                           "k": {"one": 16}},
+                       # where its shapes lie in tensor memory (a layouts file's `tmem`)
+                       LAYOUTS: {**layouts, "tmem": {"descriptor": "made_up", "datapaths": [
+                           {"id": "X", "manual": "made up", "organization": "4x1", "rows": 64,
+                            "cases": [{"m": 64, "cta_group": "cta_group::1", "sparse": [False], "ws": False}],
+                            "lane": "m", "column": "n", "description": "A made-up layout."}]}}},
         # a made-up option axis of wgmma.mma_async (as tcgen05's collector hints)
         "options": {FAMILY: {**family, "axes": {"hint": {"option": True, "description": "A made-up hint.",
                                                          "values": ["", "h1", "h2"]}}},
@@ -207,6 +208,10 @@ case("operand.values.narrowed", head=edit(lambda t: operand(t, "imm_scale_a").up
      at=("head", DENSE, ["signatures", "mma", "imm_scale_a", "values"]))
 case("operand.values.widened", head=edit(lambda t: operand(t, "imm_trans_b").update(values=[0, 1, 2])),
      at=("head", DENSE, ["signatures", "mma", "imm_trans_b", "values"]))
+case("operand.default.changed", head=edit(lambda t: operand(t, "imm_scale_a").update(default=-1)),
+     at=("head", DENSE, ["signatures", "mma", "imm_scale_a", "default"]))
+case("operand.default.added", base=edit(lambda t: operand(t, "imm_trans_b").pop("default")),
+     at=("head", DENSE, ["signatures", "mma", "imm_trans_b", "default"]))
 
 
 def frag(t, name, section="fragments"):
@@ -337,14 +342,17 @@ case("smem.added", needs=("smem",), base=edit(lambda t: t.pop(SMEM)), at=("head"
 case("smem.removed", needs=("smem",), head=edit(lambda t: t.pop(SMEM)), at=("base", SMEM, []))
 case("smem.changed", needs=("smem",), head=edit(lambda t: t[SMEM].update(swizzle=f"({t[SMEM]['swizzle']}) ^ 0")),
      at=("head", SMEM, ["swizzle"]))
-case("descriptor.added", needs=("descriptor",), base=edit(lambda t: t.pop(DESCRIPTOR)), at=("head", DESCRIPTOR, []))
-case("descriptor.removed", needs=("descriptor",), head=edit(lambda t: t.pop(DESCRIPTOR)), at=("base", DESCRIPTOR, []))
+case("descriptor.added", needs=("descriptor",), base=edit(lambda t: (t.pop(DESCRIPTOR), t[LAYOUTS].pop("tmem"))),
+     at=("head", DESCRIPTOR, []))  # its placements in tensor memory go with it
+case("descriptor.removed", needs=("descriptor",), head=edit(lambda t: (t.pop(DESCRIPTOR), t[LAYOUTS].pop("tmem"))),
+     at=("base", DESCRIPTOR, []))
 case("descriptor.layout_changed", needs=("descriptor",),
      head=edit(lambda t: t[DESCRIPTOR]["layouts"][0]["fields"][0].update(encode="x >> 1")), at=("head", DESCRIPTOR, []))
 case("descriptor.shapes_changed", needs=("descriptor",), head=edit(lambda t: t[DESCRIPTOR]["k"].update(one=32)),
      at=("head", DESCRIPTOR, []))
 case("descriptor.tmem_changed", needs=("descriptor",),
-     head=edit(lambda t: t[DESCRIPTOR]["tmem_layouts"][0].update(lane="m + 64")), at=("head", DESCRIPTOR, []))
+     head=edit(lambda t: t[LAYOUTS]["tmem"]["datapaths"][0].update(lane="m + 64")),
+     at=("head", LAYOUTS, ["tmem", "datapaths", 0]))
 case("variant.option.added", needs=("options",),
      head=edit(lambda t: t[DENSE]["groups"][0]["options"]["hint"].append("h2")),
      at=("head", DENSE, ["groups", 0, "options"]))

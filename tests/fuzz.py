@@ -210,8 +210,23 @@ SEMANTIC = [  # (file, old, new): edits that keep the tree well formed but may m
     ("smem/wgmma.yaml", "repeat: 1024", "repeat: 1000"),
     ("isa.yaml", '{name: sm_90a, arch: 90, suffix: a, ptx: "8.0"}',
      '{name: sm_90a, arch: 90, suffix: a, ptx: "9.5"}'),
-    # issue 30: the frontier surfaces (numerics; introductions; evidence; the descriptor file's
-    # shapes, codes and placements in LEAD_PENDING until the spec-language work checks them)
+    # issue 30: the frontier surfaces (the descriptor file's shapes, codes and K, and tcgen05's
+    # tensor-memory placements, which validate refuses since items 1-5 were done; numerics;
+    # introductions; evidence)
+    ("descriptors/tcgen05.yaml", "m: [64, 128]", "m: [72, 128]"),
+    ("descriptors/tcgen05.yaml", "m: [64, 128]", "m: [1024]"),
+    ("descriptors/tcgen05.yaml", "m: [64, 128]", "m: [32, 128]"),
+    ("descriptors/tcgen05.yaml", "n: {range: [8, 256, 8]}", "n: {range: [8, 256, 4]}"),
+    ("descriptors/tcgen05.yaml", "m_sparse: [256]", "m_sparse: [512]"),
+    ("descriptors/tcgen05.yaml", "n_sparse: [64, 128]", "n_sparse: [64, 100]"),
+    ("descriptors/tcgen05.yaml", "f16: 0", "f16: 1"),
+    ("descriptors/tcgen05.yaml", "e5m2: 1", "e5m2: 0"),
+    ("descriptors/tcgen05.yaml", '"16": 2', '"16": 1'),
+    ("descriptors/tcgen05.yaml", "kind::f16: 16", "kind::f16: 17"),
+    ("layouts/tcgen05.yaml", 'a_lanes: ["m"]', 'a_lanes: ["m // 2"]'),
+    ("layouts/tcgen05.yaml", 'byte: "id + s"', 'byte: "2 * id + s"'),
+    ("layouts/tcgen05.yaml", '"r % 32 + 32 * q"', '"r % 32"'),
+    ("layouts/tcgen05.yaml", 'lane: *by_row, column: "r // 32"', 'lane: *by_row, column: "(r % 128) // 32"'),
     ("numerics.yaml", "params: {group: 4, F: 25, round: rz}", "params: {group: 4, F: -5, round: rz}"),
     ("numerics.yaml", "params: {group: 4, F: 25, round: rz}", "params: {group: 3, F: 25, round: rz}"),
     ("numerics.yaml", "params: {group: 4, F: 25, round: rz}", "params: {group: 4, F: 25, round: rq}"),
@@ -226,7 +241,7 @@ SEMANTIC = [  # (file, old, new): edits that keep the tree well formed but may m
      '  - {ptx: "6.3", targets: {at_least: sm_75}}'),
     ("families/ldmatrix/ldmatrix.yaml", '  - {ptx: "6.5", targets: {at_least: sm_75}}',
      '  - {ptx: "6.5", targets: {at_least: sm_70}}'),
-    ("families/tcgen05/mma.yaml", "requires: {use: targets}", 'requires: [{use: targets}, {ptx: "8.6", targets: sm_90a}]'),
+    ("families/tcgen05/family.yaml", '    - {ptx: "8.6", targets: sm_100a}', '    - {ptx: "8.6", targets: sm_90a}'),
     ("families/mma/mma.yaml", 'introduced: {targets: {at_least: sm_70}, ptx: "6.4"}',
      'introduced: {targets: {at_least: sm_70}, ptx: "7.0"}'),
     (EV + "mma-2026-11-22.json", ": [10, 1280, 0]", ": [6, 384, 999]"),
@@ -238,20 +253,12 @@ SEMANTIC = [  # (file, old, new): edits that keep the tree well formed but may m
     (EV + "mma-2026-11-22.json", '"notes": "campaigns/notes/2026-11-22-mma.md"', '"notes": "campaigns/notes/x.md"'),
     (EV + "wgmma-2026-11-22.json", '"date": "2026-11-22",', '"date": "2026-11-22",\n  "date": "2026-11-23",'),
     (EV + "numerics-2026-11-22.json", '"proves": "numerics"', '"proves": "maps"'),
-]
-
-
-#: Issue 30's reproducers 1-5 (descriptor shapes against their encodings, one-to-one code tables,
-#: scale-factor placements, layout A's a_lanes, k per kind), which the spec-language work is to refuse:
-#: validate accepts them today and a build dies of the second (a code given twice: fuzz seed 30,
-#: tree 2604, exit 3). Move them into SEMANTIC when validate refuses them.
-LEAD_PENDING = [
-    ("descriptors/tcgen05.yaml", "m: [64, 128]", "m: [72, 128]"),
-    ("descriptors/tcgen05.yaml", "m: [64, 128]", "m: [1024]"),
-    ("descriptors/tcgen05.yaml", "f16: 0", "f16: 1"),
-    ("descriptors/tcgen05.yaml", "e5m2: 1", "e5m2: 0"),
-    ("descriptors/tcgen05.yaml", 'a_lanes: ["m"]', 'a_lanes: ["m // 2"]'),
-    ("descriptors/tcgen05.yaml", "kind::f16: 16", "kind::f16: 17"),
+    (EV + "mma-2026-11-22.json", ": [10, 1280, 0]", ": [10, 1280, 1]"),  # possible, but not what the records say
+    (EV + "mma-sp-2026-11-22.json", '"records/mma-sp-int4-2026-11-22.json"', '"records/mma-sp-2026-11-22.json"'),
+    # operand defaults: outside an immediate's legal values, a predicate that is not 0 or 1
+    ("families/tcgen05/family.yaml", 'default: 0, forms: [desc_scaled, tmem_scaled], when: {kind: ["kind::i8"',
+     'default: 1000000, forms: [desc_scaled, tmem_scaled], when: {kind: ["kind::i8"'),
+    ("families/tcgen05/family.yaml", "kind: predicate, io: in, default: 1}", "kind: predicate, io: in, default: 5}"),
 ]
 
 

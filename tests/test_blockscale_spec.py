@@ -154,7 +154,7 @@ def test_executor_takes_scale_registers_and_selectors(spec):
         v.execute(**regs, scale_a=sa, scale_b=sb, sel_a=(0, 0), sel_b=0)
     with pytest.raises(TypeError, match="operand 'sel_a' .* is missing"):
         v.execute(**regs, scale_a=sa, scale_b=sb)
-    with pytest.raises(ValueError, match=r"scale_a must be shaped \(32, 1\)"):
+    with pytest.raises(ValueError, match=r"scale_a holds one register per thread: shaped \(32,\) or \(32, 1\)"):
         v.execute(**regs, scale_a=sa[..., :16, :], scale_b=sb, sel_a=(0, 0), sel_b=(0, 0))
     with pytest.raises(bs.ScaleError, match="is not a .ue4m3 code"):
         v.execute(**regs, scale_a=np.full((2, 32, 1), 0x80808080, np.uint32), scale_b=sb, sel_a=(0, 0), sel_b=(0, 0))

@@ -19,10 +19,12 @@ import pytest
 
 import ptxspec
 from ptxspec.cli.main import main as cli_main
-from ptxspec.loading.evidence_checks import GPU_ARCH, json_positions
+from ptxspec.loading.evidence_checks import GPU_ARCH, SHOWN, json_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 MMA = "mma-2026-11-22.json"
+SP = "mma-sp-2026-11-22.json"
+NUM = "numerics-2026-11-22.json"
 VID = "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"
 LINE = re.compile(r"^(.+):(\d+):(\d+): error: (.+)$")
 
@@ -84,6 +86,24 @@ CASES = [  # (name, file, old text, new text, marker of the line reported, messa
      VID, "is greater than the maximum of 9223372036854775807"),
     ("top_key_written_twice", MMA, '"date": "2026-11-22",', '"date": "2026-11-22",\n  "date": "2026-11-23",',
      ('"date"', 2), "key 'date' written twice in the document"),
+    # The results are the records' summaries and what the records' format proves is what the campaign
+    # proves (fuzz seed 31: trees 690, 9655, 10476 changed a count, 10481 deleted a result, 6998 said a
+    # numerics campaign proved maps; each validated).
+    ("count_unlike_the_records", MMA, f'"{VID}": [10, 1280, 0]', f'"{VID}": [11, 1280, 0]', VID,
+     f"result of {VID} is [11, 1280, 0], but the records give [10, 1280, 0]"),
+    ("outputs_unlike_the_records", MMA, f'"{VID}": [10, 1280, 0]', f'"{VID}": [10, 1024, 0]', VID,
+     f"result of {VID} is [10, 1024, 0], but the records give [10, 1280, 0]"),
+    ("result_deleted", MMA, f'    "{VID}": [10, 1280, 0],\n', "", '"results"',
+     f"results lack {VID}, which the records ran: [10, 1280, 0]"),
+    ("result_of_a_variant_not_run", MMA, f'"{VID}": [10, 1280, 0],',
+     f'"{VID}": [10, 1280, 0],\n    "{VID}.x": [1, 0, 0],', f'"{VID}.x"', f"result of {VID}.x [1, 0, 0]: no record of "
+     "the campaign ran it"),
+    ("numerics_said_to_prove_maps", NUM, '"proves": "numerics"', '"proves": "maps"', '"proves"',
+     "the campaign proves 'maps', but its records (records/numerics-2026-11-22.json) are numerics kernel"),
+    ("maps_said_to_prove_numerics", MMA, '"proves": "maps"', '"proves": "numerics"', '"proves"',
+     "are register-digest case records, which prove 'maps'"),
+    ("record_named_twice", SP, '"records/mma-sp-int4-2026-11-22.json"', '"records/mma-sp-2026-11-22.json"',
+     ('"records/mma-sp-2026-11-22.json"', 2), "record 'records/mma-sp-2026-11-22.json' named twice"),
 ]
 
 
@@ -114,6 +134,64 @@ def test_a_record_deleted_after_a_cached_load_is_seen(pristine, tmp_path, monkey
     (root / "evidence" / "records" / "mma-2026-11-22.json").unlink()
     with pytest.raises(ptxspec.SpecError, match="does not exist"):
         ptxspec.load(root / "spec")
+
+
+def test_a_record_changed_after_a_cached_load_is_seen(pristine, tmp_path, monkeypatch):
+    """The model cache's key digests the records' bytes: a record edited after a load is compared again."""
+    root = tmp_path / "checkout"
+    shutil.copytree(pristine, root, symlinks=True)
+    monkeypatch.setenv("PTXSPEC_CACHE_DIR", str(tmp_path / "cache"))
+    ptxspec.load(root / "spec")
+    record = root / "evidence" / "records" / "mma-2026-11-22.json"
+    doc = json.loads(record.read_text())
+    case = next(c for c in doc["cases"] if c["variant"] == VID)
+    case["elements"] += 1
+    record.write_text(json.dumps(doc))
+    with pytest.raises(ptxspec.SpecError, match=re.escape(f"result of {VID} is [10, 1280, 0], but the records give "
+                                                          "[10, 1281, 0]")):
+        ptxspec.load(root / "spec")
+
+
+def _with_record(pristine, tmp_path, text: str) -> list[tuple[str, int, str]]:
+    """Validate a copy whose mma record is `text`: the one problem, at the evidence file's line naming it."""
+    root = tmp_path / "checkout"
+    shutil.copytree(pristine, root, symlinks=True)
+    (root / "evidence" / "records" / "mma-2026-11-22.json").write_text(text)
+    code, found = _validate(root)
+    evidence = (root / "evidence" / MMA).read_text()
+    assert code == 1 and [(f, ln) for f, ln, _ in found] == [(MMA, _line_of(evidence, '"records/mma-2026-11-22'))], found
+    return found
+
+
+def test_a_record_of_no_format_is_a_located_error(pristine, tmp_path):
+    found = _with_record(pristine, tmp_path, '{"campaign": "mma", "kernel": []}')
+    assert "record 'records/mma-2026-11-22.json' is of no record format ptxspec reads" in found[0][2]
+
+
+def test_a_record_lacking_what_its_format_counts_is_a_located_error(pristine, tmp_path):
+    doc = json.loads((ROOT / "evidence" / "records" / "mma-2026-11-22.json").read_text())
+    del doc["cases"][3]["elements"]
+    found = _with_record(pristine, tmp_path, json.dumps(doc))
+    assert "is not a whole register-digest case record (no 'elements')" in found[0][2]
+
+
+def test_a_record_whose_count_is_no_integer_is_a_located_error(pristine, tmp_path):
+    doc = json.loads((ROOT / "evidence" / "records" / "mma-2026-11-22.json").read_text())
+    doc["cases"][3]["elements"] = 128.0
+    found = _with_record(pristine, tmp_path, json.dumps(doc))
+    assert "a count is 128.0, not a non-negative integer" in found[0][2]
+
+
+def test_the_records_of_another_campaign_give_a_bounded_report(pristine, tmp_path):
+    """Results of a whole other campaign: a few located lines and a count, not one line per variant."""
+    root = tmp_path / "checkout"
+    shutil.copytree(pristine, root, symlinks=True)
+    path = root / "evidence" / MMA
+    path.write_text(path.read_text().replace('"records/mma-2026-11-22.json"', '"records/wgmma-2026-11-22.json"'))
+    code, found = _validate(root)
+    assert code == 1 and len(found) == SHOWN + 1 and {f for f, _, _ in found} == {MMA}, found
+    assert sum(bool(re.fullmatch(rf"\d+ more results unlike the records \(the first {SHOWN} are reported\)", m))
+               for _, _, m in found) == 1, found
 
 
 def test_positions_name_every_key_and_item():

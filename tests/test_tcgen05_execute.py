@@ -387,12 +387,16 @@ def test_every_tcgen05_mma_variant_has_an_honest_numerics_status():
 def test_a_spec_without_the_instruction_descriptor_builds(tmp_path):
     """A spec may leave tcgen05's instruction descriptor undescribed (fuzz seed 23, tree 31993:
     descriptors/tcgen05.yaml deleted; validate accepted it and the build died in StopIteration):
-    then no tcgen05.mma product can be named, and each variant says `no model`, and why."""
+    then no tcgen05.mma product can be named, and each variant says `no model`, and why. (The
+    placements of its shapes in tensor memory go with it: `tmem:` naming no descriptor is an error.)"""
     import shutil
     from ptxspec.semantics import numerics_status
     from ptxspec.emit.artifacts import artifacts
     shutil.copytree(Path(__file__).resolve().parents[1] / "spec", tmp_path / "spec")
     (tmp_path / "spec" / "descriptors" / "tcgen05.yaml").unlink()
+    layouts = tmp_path / "spec" / "layouts" / "tcgen05.yaml"
+    text = layouts.read_text(encoding="utf-8")
+    layouts.write_text(text[:text.index("\ntmem:\n")] + "\n", encoding="utf-8")  # the last section
     spec = ptxspec.load(tmp_path / "spec")
     rows = {r[0]: r[3] for r in numerics_status.status_rows(spec)}
     mmas = [v.id for v in spec.variants if v.semantics == "tmem_mma"]

@@ -87,7 +87,7 @@ def test_metadata_fields_are_each_read_once():
     seen = 0
     for ml in desc.metadata_layouts:
         for kind in ml.kinds:
-            chunks = 2 * desc.k[kind] // tmem.sparsity_rule(SPEC, kind).chunk
+            chunks = 2 * desc.k[kind] // tmem.sparsity_rule(SPEC, kind).chunk_elements
             for path in ml.datapaths:
                 for sel in ml.ids:
                     lane, col, bit = tmem.metadata_cells(ml, rows[path], chunks, sel)
@@ -168,10 +168,10 @@ def test_diff_reports_a_moved_metadata_field_and_a_dropped_code(tmp_path):
     base = Path(__file__).resolve().parents[1] / "spec"
     head = tmp_path / "spec"
     shutil.copytree(base, head)
-    p = head / "descriptors" / "tcgen05.yaml"
+    p = head / "layouts" / "tcgen05.yaml"
     text = p.read_text(encoding="utf-8")
     for old, new in (('bit: "4 * (c % 8)"', 'bit: "4 * (7 - c % 8)"'),
-                     ('"0b1101": [1, 3], "0b1110": [2, 3]}', '"0b1101": [1, 3]}')):
+                     ("[0x4, 0x8, 0xC, 0x9, 0xD, 0xE]", "[0x4, 0x8, 0xC, 0x9, 0xD]")):  # 0b1110 (2:4 and 4:8)
         assert text.count(old) == 1
         text = text.replace(old, new)
     p.write_text(text, encoding="utf-8")
@@ -180,4 +180,5 @@ def test_diff_reports_a_moved_metadata_field_and_a_dropped_code(tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     found = [ln for ln in r.stdout.splitlines() if "descriptor.tmem_changed" in ln]
     assert any("metadata_layouts meta_f8f6f4" in ln for ln in found), r.stdout
-    assert any("sparsity kind::f16, kind::f8f6f4, kind::mxf8f6f4, kind::i8" in ln for ln in found), r.stdout
+    assert any("sparsity kind::f16, kind::f8f6f4, kind::i8, kind::mxf4, kind::mxf4nvf4, kind::mxf8f6f4" in ln
+               for ln in found), r.stdout

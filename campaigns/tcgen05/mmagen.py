@@ -199,7 +199,7 @@ def _cta_images(spec, v, p, lay, form, fields, flavour, rng, ops):
             ops[matrix] = col0
     if p.sparse:  # random meaningful codes where the spec's metadata layout puts them
         rule = tmem.sparsity_rule(spec, p.kind)
-        lane, col, bit = tmem.metadata_cells(tmem.metadata_layout(spec, p.kind, lay.id), lay.rows, p.k // rule.chunk,
+        lane, col, bit = tmem.metadata_cells(tmem.metadata_layout(spec, p.kind, lay.id), lay.rows, p.k // rule.chunk_elements,
                                              fields.get("sparsity_selector", 0))
         pick = np.array([c for c, _ in rule.codes], np.uint32)[rng.integers(0, len(rule.codes), size=lane.shape)]
         np.bitwise_or.at(img, (lane, col + META), pick << bit.astype(np.uint32))

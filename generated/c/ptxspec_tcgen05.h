@@ -66,10 +66,6 @@
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     static_assert(ScaleInputD == 0 || ScaleInputD == 1 || ScaleInputD == 2 || ScaleInputD == 3 || ScaleInputD == 4 || ScaleInputD == 5 || ScaleInputD == 6 || ScaleInputD == 7 || ScaleInputD == 8 || ScaleInputD == 9 || ScaleInputD == 10 || ScaleInputD == 11 || ScaleInputD == 12 || ScaleInputD == 13 || ScaleInputD == 14 || ScaleInputD == 15, "scale_input_d must be one of 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15"); \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %9, 0;\n" OP " [%0], [%1], %2, [%3], %4, {%5, %6, %7, %8}, p_enable_input_d, %10;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(sp_meta), "r"(idesc), PTXSPEC_R4("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
-#define PTXSPEC_SIG_0cb6520404(NAME, OP, REQ) \
-  template <int ScaleInputD = 0> \
-  __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
-    PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %4, 0;\n" OP " [%0], %1, %2, %3, p_enable_input_d, %5;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
 /* index (out): 1 x .b32: b2 matrix KEPT_INDEX (no fragment map)
    r (out): 8 x .f32: f32 matrix KEPT (no fragment map)
    taddr: [taddr], tensor-memory address (lane << 16 | column)
@@ -241,10 +237,6 @@
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[4], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3}, %4, [%5], %6;\n" : PTXSPEC_R4("=r", r, 0), "=r"(redval) : "r"(taddr), "n"(Split) : "memory");)
-#define PTXSPEC_SIG_3a8d9c7c33(NAME, OP, REQ) \
-  template <int ScaleInputD = 0> \
-  __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t idesc, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
-    PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %4, 0;\n" OP " [%0], [%1], %2, %3, p_enable_input_d, %5;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(idesc), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
 /* r (out): 16 x .f32: 32x16 f32 matrix TILE, 16 elements per thread (frag::<name>::r: layout tcgen05.32x32b)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
@@ -271,19 +263,6 @@
   template <int Split> \
   __device__ __forceinline__ void NAME(uint32_t (&r)[8], uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7}, [%8], %9;\n" : PTXSPEC_R8("=r", r, 0) : "r"(taddr), "n"(Split) : "memory");)
-/* d: [d], tensor-memory address of D (lane << 16 | column)
-   a_desc: 64-bit shared-memory matrix descriptor of A (ptxspec::smem_tcgen05::MatrixDescriptor)
-   b_desc: 64-bit shared-memory matrix descriptor of B (ptxspec::smem_tcgen05::MatrixDescriptor)
-   sp_meta: [sp_meta], tensor-memory address of META (lane << 16 | column)
-   idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
-   enable_input_d: predicate (false: D = A*B, C is not added)
-   scale_input_d: template parameter ScaleInputD (any value; default 0)
-   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
-#define PTXSPEC_SIG_437b9f4873(NAME, OP, REQ) \
-  template <int ScaleInputD = 0> \
-  __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
-    PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %5, 0;\n" OP " [%0], %1, %2, [%3], %4, p_enable_input_d, %6;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(sp_meta), "r"(idesc), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
 /* d: [d], tensor-memory address of D (lane << 16 | column)
    a_desc: 64-bit shared-memory matrix descriptor of A (ptxspec::smem_tcgen05::MatrixDescriptor)
    b_desc: 64-bit shared-memory matrix descriptor of B (ptxspec::smem_tcgen05::MatrixDescriptor)
@@ -321,18 +300,6 @@
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     static_assert(ScaleInputD == 0 || ScaleInputD == 1 || ScaleInputD == 2 || ScaleInputD == 3 || ScaleInputD == 4 || ScaleInputD == 5 || ScaleInputD == 6 || ScaleInputD == 7 || ScaleInputD == 8 || ScaleInputD == 9 || ScaleInputD == 10 || ScaleInputD == 11 || ScaleInputD == 12 || ScaleInputD == 13 || ScaleInputD == 14 || ScaleInputD == 15, "scale_input_d must be one of 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15"); \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %13, 0;\n" OP " [%0], [%1], %2, [%3], %4, {%5, %6, %7, %8, %9, %10, %11, %12}, p_enable_input_d, %14;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(sp_meta), "r"(idesc), PTXSPEC_R8("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
-/* d: [d], tensor-memory address of D (lane << 16 | column)
-   a_tmem: [a_tmem], tensor-memory address of A (lane << 16 | column)
-   b_desc: 64-bit shared-memory matrix descriptor of B (ptxspec::smem_tcgen05::MatrixDescriptor)
-   idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
-   disable_output_lane: 8 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
-   enable_input_d: predicate (false: D = A*B, C is not added)
-   scale_input_d: template parameter ScaleInputD (any value; default 0)
-   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
-#define PTXSPEC_SIG_458f80a866(NAME, OP, REQ) \
-  template <int ScaleInputD = 0> \
-  __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
-    PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %12, 0;\n" OP " [%0], [%1], %2, %3, {%4, %5, %6, %7, %8, %9, %10, %11}, p_enable_input_d, %13;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(idesc), PTXSPEC_R8("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
 /* index (out): 1 x .b32: b2 matrix KEPT_INDEX (no fragment map)
    r (out): 4 x .f32: f32 matrix KEPT (no fragment map)
    taddr: [taddr], tensor-memory address (lane << 16 | column)
@@ -516,7 +483,6 @@
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15; default 0)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
    option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_66e6d8cee1(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
@@ -555,6 +521,15 @@
   template <int Split> \
   __device__ __forceinline__ void NAME(int32_t (&r)[64], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, [%65], %66;\n" : PTXSPEC_R64("=r", r, 0), "=r"(redval) : "r"(taddr), "n"(Split) : "memory");)
+/* d: [d], tensor-memory address of D (lane << 16 | column)
+   a_desc: 64-bit shared-memory matrix descriptor of A (ptxspec::smem_tcgen05::MatrixDescriptor)
+   b_desc: 64-bit shared-memory matrix descriptor of B (ptxspec::smem_tcgen05::MatrixDescriptor)
+   sp_meta: [sp_meta], tensor-memory address of META (lane << 16 | column)
+   idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
+   enable_input_d: predicate (false: D = A*B, C is not added)
+   scale_input_d: template parameter ScaleInputD (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15; default 0)
+   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_707672af70(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
@@ -642,7 +617,6 @@
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15; default 0)
    option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
    option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_89101636af(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
@@ -723,18 +697,6 @@
 #define PTXSPEC_SIG_981a40fd95(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t lut, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %13, 0;\n" OP " [%0], [%1], %2, [%3], %4, {%5, %6, %7, %8, %9, %10, %11, %12}, p_enable_input_d;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(lut), "r"(idesc), PTXSPEC_R8("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)) : "memory");)
-/* d: [d], tensor-memory address of D (lane << 16 | column)
-   a_tmem: [a_tmem], tensor-memory address of A (lane << 16 | column)
-   b_desc: 64-bit shared-memory matrix descriptor of B (ptxspec::smem_tcgen05::MatrixDescriptor)
-   sp_meta: [sp_meta], tensor-memory address of META (lane << 16 | column)
-   idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
-   enable_input_d: predicate (false: D = A*B, C is not added)
-   scale_input_d: template parameter ScaleInputD (any value; default 0)
-   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
-#define PTXSPEC_SIG_987125bd26(NAME, OP, REQ) \
-  template <int ScaleInputD = 0> \
-  __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
-    PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %5, 0;\n" OP " [%0], [%1], %2, [%3], %4, p_enable_input_d, %6;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(sp_meta), "r"(idesc), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
 /* r (out): 128 x .f32: 32x128 f32 matrix TILE, 128 elements per thread (frag::<name>::r: layout tcgen05.16x32bx2)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
@@ -744,19 +706,6 @@
   template <int Split> \
   __device__ __forceinline__ void NAME(float (&r)[128], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, [%129], %130;\n" : PTXSPEC_R128("=f", r, 0), "=r"(redval) : "r"(taddr), "n"(Split) : "memory");)
-/* d: [d], tensor-memory address of D (lane << 16 | column)
-   a_desc: 64-bit shared-memory matrix descriptor of A (ptxspec::smem_tcgen05::MatrixDescriptor)
-   b_desc: 64-bit shared-memory matrix descriptor of B (ptxspec::smem_tcgen05::MatrixDescriptor)
-   idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
-   disable_output_lane: 8 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
-   enable_input_d: predicate (false: D = A*B, C is not added)
-   scale_input_d: template parameter ScaleInputD (any value; default 0)
-   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
-#define PTXSPEC_SIG_9c1b93f617(NAME, OP, REQ) \
-  template <int ScaleInputD = 0> \
-  __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[8], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
-    PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %12, 0;\n" OP " [%0], %1, %2, %3, {%4, %5, %6, %7, %8, %9, %10, %11}, p_enable_input_d, %13;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(idesc), PTXSPEC_R8("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
 /* taddr: [taddr], tensor-memory address (lane << 16 | column)
    split: template parameter Split (any value)
    option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
@@ -872,18 +821,6 @@
 #define PTXSPEC_SIG_b713446b5a(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %5, 0;\n" OP " [%0], %1, %2, [%3], %4, p_enable_input_d;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(sp_meta), "r"(idesc), "r"(static_cast<int>(enable_input_d)) : "memory");)
-/* d: [d], tensor-memory address of D (lane << 16 | column)
-   a_tmem: [a_tmem], tensor-memory address of A (lane << 16 | column)
-   b_desc: 64-bit shared-memory matrix descriptor of B (ptxspec::smem_tcgen05::MatrixDescriptor)
-   idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
-   disable_output_lane: 4 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
-   enable_input_d: predicate (false: D = A*B, C is not added)
-   scale_input_d: template parameter ScaleInputD (any value; default 0)
-   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
-#define PTXSPEC_SIG_b9620f7e7c(NAME, OP, REQ) \
-  template <int ScaleInputD = 0> \
-  __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
-    PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %8, 0;\n" OP " [%0], [%1], %2, %3, {%4, %5, %6, %7}, p_enable_input_d, %9;\n" "}\n" :  : "r"(d), "r"(a_tmem), "l"(b_desc), "r"(idesc), PTXSPEC_R4("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
 /* r (out): 2 x .f32: 32x2 f32 matrix TILE, 2 elements per thread (frag::<name>::r: layout tcgen05.16x32bx2)
    redval (out): the reduction over each thread's loaded values
    taddr: [taddr], tensor-memory address (lane << 16 | column)
@@ -956,7 +893,6 @@
    disable_output_lane: 8 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15; default 0)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
    option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_c9ad96d91b(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
@@ -970,7 +906,6 @@
    disable_output_lane: 4 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
    enable_input_d: predicate (false: D = A*B, C is not added)
    scale_input_d: template parameter ScaleInputD (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15; default 0)
-   option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
    option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_c9c87f67d2(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
@@ -1029,6 +964,14 @@
 #define PTXSPEC_SIG_db0b9f7c68(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(uint32_t taddr, const uint32_t (&r)[4]) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " [%0], {%1, %2, %3, %4};\n" :  : "r"(taddr), PTXSPEC_R4("r", r, 0) : "memory");)
+/* d: [d], tensor-memory address of D (lane << 16 | column)
+   a_tmem: [a_tmem], tensor-memory address of A (lane << 16 | column)
+   b_desc: 64-bit shared-memory matrix descriptor of B (ptxspec::smem_tcgen05::MatrixDescriptor)
+   sp_meta: [sp_meta], tensor-memory address of META (lane << 16 | column)
+   idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
+   enable_input_d: predicate (false: D = A*B, C is not added)
+   scale_input_d: template parameter ScaleInputD (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15; default 0)
+   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
 #define PTXSPEC_SIG_dcc2db8770(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t sp_meta, uint32_t idesc, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
@@ -1076,19 +1019,6 @@
 #define PTXSPEC_SIG_e855f385b0(NAME, OP, REQ) \
   __device__ __forceinline__ void NAME(int32_t (&r)[4], uint32_t& redval, uint32_t taddr) PTXSPEC_DEFINE_IF(REQ)( \
     PTXSPEC_ASM(OP " {%0, %1, %2, %3}, %4, [%5];\n" : PTXSPEC_R4("=r", r, 0), "=r"(redval) : "r"(taddr) : "memory");)
-/* d: [d], tensor-memory address of D (lane << 16 | column)
-   a_desc: 64-bit shared-memory matrix descriptor of A (ptxspec::smem_tcgen05::MatrixDescriptor)
-   b_desc: 64-bit shared-memory matrix descriptor of B (ptxspec::smem_tcgen05::MatrixDescriptor)
-   idesc: 32-bit instruction descriptor (ptxspec::idesc_tcgen05: M, N, types, sparsity)
-   disable_output_lane: 4 x .b32, one bit per tensor-memory lane (bit l of register l / 32) (optional: an overload leaves it out)
-   enable_input_d: predicate (false: D = A*B, C is not added)
-   scale_input_d: template parameter ScaleInputD (any value; default 0)
-   option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
-   option b2: .b2, .b8x16, .b4x16_p64, .b6x16_p32 (a qualifier the opcode may add; not bound here, see variant_options) */
-#define PTXSPEC_SIG_eb9154cfc6(NAME, OP, REQ) \
-  template <int ScaleInputD = 0> \
-  __device__ __forceinline__ void NAME(uint32_t d, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, const uint32_t (&disable_output_lane)[4], bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
-    PTXSPEC_ASM("{\n" ".reg .pred p_enable_input_d;\n" "setp.ne.b32 p_enable_input_d, %8, 0;\n" OP " [%0], %1, %2, %3, {%4, %5, %6, %7}, p_enable_input_d, %9;\n" "}\n" :  : "r"(d), "l"(a_desc), "l"(b_desc), "r"(idesc), PTXSPEC_R4("r", disable_output_lane, 0), "r"(static_cast<int>(enable_input_d)), "n"(ScaleInputD) : "memory");)
 #define PTXSPEC_SIG_ec49de9755(NAME, OP, REQ) \
   template <int ScaleInputD = 0> \
   __device__ __forceinline__ void NAME(uint32_t d, uint32_t a_tmem, uint64_t b_desc, uint32_t idesc, bool enable_input_d = true) PTXSPEC_DEFINE_IF(REQ)( \
@@ -3279,6 +3209,7 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_1_kind_f16_ashift__tmem, "tcgen05.m
 /** `tcgen05.mma.cta_group::1.kind::f16.ashift` (A from tensor memory, with scale-input-d)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f
  *  option collector_a: .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+ *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  other operands: as described at PTXSPEC_SIG_c9c87f67d2
  */
 PTXSPEC_SIG_c9c87f67d2(tcgen05_mma_cta_group_1_kind_f16_ashift__tmem_scaled, "tcgen05.mma.cta_group::1.kind::f16.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)
@@ -3292,7 +3223,8 @@ PTXSPEC_SIG_24fc83689e(tcgen05_mma_cta_group_1_kind_f16__desc, "tcgen05.mma.cta_
 PTXSPEC_SIG_5276e45485(tcgen05_mma_cta_group_1_kind_f16__desc, "tcgen05.mma.cta_group::1.kind::f16", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F)  // without its optional operands
 /** `tcgen05.mma.cta_group::1.kind::f16` (A from a shared-memory descriptor, with scale-input-d (D scaled by 2^-scale before accumulating))
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f
- *  operands: as described at PTXSPEC_SIG_89101636af
+ *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+ *  other operands: as described at PTXSPEC_SIG_89101636af
  */
 PTXSPEC_SIG_89101636af(tcgen05_mma_cta_group_1_kind_f16__desc_scaled, "tcgen05.mma.cta_group::1.kind::f16", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)
 PTXSPEC_SIG_cb64866f4a(tcgen05_mma_cta_group_1_kind_f16__desc_scaled, "tcgen05.mma.cta_group::1.kind::f16", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)  // without its optional operands
@@ -3307,6 +3239,7 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_1_kind_f16__tmem, "tcgen05.mma.cta_
 /** `tcgen05.mma.cta_group::1.kind::f16` (A from tensor memory, with scale-input-d)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+ *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  other operands: as described at PTXSPEC_SIG_c9c87f67d2
  */
 PTXSPEC_SIG_c9c87f67d2(tcgen05_mma_cta_group_1_kind_f16__tmem_scaled, "tcgen05.mma.cta_group::1.kind::f16", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)
@@ -3358,10 +3291,10 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_1_kind_i8_ashift__tmem, "tcgen05.mm
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_a: .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_b9620f7e7c
+ *  other operands: as described at PTXSPEC_SIG_c9c87f67d2
  */
-PTXSPEC_SIG_b9620f7e7c(tcgen05_mma_cta_group_1_kind_i8_ashift__tmem_scaled, "tcgen05.mma.cta_group::1.kind::i8.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
-PTXSPEC_SIG_3a8d9c7c33(tcgen05_mma_cta_group_1_kind_i8_ashift__tmem_scaled, "tcgen05.mma.cta_group::1.kind::i8.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)  // without its optional operands
+PTXSPEC_SIG_c9c87f67d2(tcgen05_mma_cta_group_1_kind_i8_ashift__tmem_scaled, "tcgen05.mma.cta_group::1.kind::i8.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
+PTXSPEC_SIG_ec49de9755(tcgen05_mma_cta_group_1_kind_i8_ashift__tmem_scaled, "tcgen05.mma.cta_group::1.kind::i8.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)  // without its optional operands
 /** `tcgen05.mma.cta_group::1.kind::i8` (A from a shared-memory descriptor)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
@@ -3372,10 +3305,10 @@ PTXSPEC_SIG_5276e45485(tcgen05_mma_cta_group_1_kind_i8__desc, "tcgen05.mma.cta_g
 /** `tcgen05.mma.cta_group::1.kind::i8` (A from a shared-memory descriptor, with scale-input-d (D scaled by 2^-scale before accumulating))
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_eb9154cfc6
+ *  other operands: as described at PTXSPEC_SIG_89101636af
  */
-PTXSPEC_SIG_eb9154cfc6(tcgen05_mma_cta_group_1_kind_i8__desc_scaled, "tcgen05.mma.cta_group::1.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
-PTXSPEC_SIG_0cb6520404(tcgen05_mma_cta_group_1_kind_i8__desc_scaled, "tcgen05.mma.cta_group::1.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)  // without its optional operands
+PTXSPEC_SIG_89101636af(tcgen05_mma_cta_group_1_kind_i8__desc_scaled, "tcgen05.mma.cta_group::1.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
+PTXSPEC_SIG_cb64866f4a(tcgen05_mma_cta_group_1_kind_i8__desc_scaled, "tcgen05.mma.cta_group::1.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)  // without its optional operands
 /** `tcgen05.mma.cta_group::1.kind::i8` (A from tensor memory)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
@@ -3388,10 +3321,10 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_1_kind_i8__tmem, "tcgen05.mma.cta_g
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_b9620f7e7c
+ *  other operands: as described at PTXSPEC_SIG_c9c87f67d2
  */
-PTXSPEC_SIG_b9620f7e7c(tcgen05_mma_cta_group_1_kind_i8__tmem_scaled, "tcgen05.mma.cta_group::1.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
-PTXSPEC_SIG_3a8d9c7c33(tcgen05_mma_cta_group_1_kind_i8__tmem_scaled, "tcgen05.mma.cta_group::1.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)  // without its optional operands
+PTXSPEC_SIG_c9c87f67d2(tcgen05_mma_cta_group_1_kind_i8__tmem_scaled, "tcgen05.mma.cta_group::1.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
+PTXSPEC_SIG_ec49de9755(tcgen05_mma_cta_group_1_kind_i8__tmem_scaled, "tcgen05.mma.cta_group::1.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)  // without its optional operands
 /** `tcgen05.mma.cta_group::1.kind::mxf4.block_scale.block32` (A from a shared-memory descriptor)
  *  requires PTX ISA >= 8.8 on sm_100a, sm_100f, sm_103a, sm_103f, sm_107a, sm_107f; or PTX ISA >= 9.0 on sm_110a, sm_110f
  *  operands: as described at PTXSPEC_SIG_a63cb4071d
@@ -3533,6 +3466,7 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_1_kind_tf32_ashift__tmem, "tcgen05.
 /** `tcgen05.mma.cta_group::1.kind::tf32.ashift` (A from tensor memory, with scale-input-d)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f
  *  option collector_a: .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+ *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  other operands: as described at PTXSPEC_SIG_c9c87f67d2
  */
 PTXSPEC_SIG_c9c87f67d2(tcgen05_mma_cta_group_1_kind_tf32_ashift__tmem_scaled, "tcgen05.mma.cta_group::1.kind::tf32.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)
@@ -3546,7 +3480,8 @@ PTXSPEC_SIG_24fc83689e(tcgen05_mma_cta_group_1_kind_tf32__desc, "tcgen05.mma.cta
 PTXSPEC_SIG_5276e45485(tcgen05_mma_cta_group_1_kind_tf32__desc, "tcgen05.mma.cta_group::1.kind::tf32", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F)  // without its optional operands
 /** `tcgen05.mma.cta_group::1.kind::tf32` (A from a shared-memory descriptor, with scale-input-d (D scaled by 2^-scale before accumulating))
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f
- *  operands: as described at PTXSPEC_SIG_89101636af
+ *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+ *  other operands: as described at PTXSPEC_SIG_89101636af
  */
 PTXSPEC_SIG_89101636af(tcgen05_mma_cta_group_1_kind_tf32__desc_scaled, "tcgen05.mma.cta_group::1.kind::tf32", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)
 PTXSPEC_SIG_cb64866f4a(tcgen05_mma_cta_group_1_kind_tf32__desc_scaled, "tcgen05.mma.cta_group::1.kind::tf32", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)  // without its optional operands
@@ -3561,6 +3496,7 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_1_kind_tf32__tmem, "tcgen05.mma.cta
 /** `tcgen05.mma.cta_group::1.kind::tf32` (A from tensor memory, with scale-input-d)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+ *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  other operands: as described at PTXSPEC_SIG_c9c87f67d2
  */
 PTXSPEC_SIG_c9c87f67d2(tcgen05_mma_cta_group_1_kind_tf32__tmem_scaled, "tcgen05.mma.cta_group::1.kind::tf32", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)
@@ -3577,10 +3513,10 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_1_kind_ti16_ashift__tmem, "tcgen05.
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_a: .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_b9620f7e7c
+ *  other operands: as described at PTXSPEC_SIG_c9c87f67d2
  */
-PTXSPEC_SIG_b9620f7e7c(tcgen05_mma_cta_group_1_kind_ti16_ashift__tmem_scaled, "tcgen05.mma.cta_group::1.kind::ti16.ashift", PTXSPEC_REQ_PTX94_SM107A_SM107F)
-PTXSPEC_SIG_3a8d9c7c33(tcgen05_mma_cta_group_1_kind_ti16_ashift__tmem_scaled, "tcgen05.mma.cta_group::1.kind::ti16.ashift", PTXSPEC_REQ_PTX94_SM107A_SM107F)  // without its optional operands
+PTXSPEC_SIG_c9c87f67d2(tcgen05_mma_cta_group_1_kind_ti16_ashift__tmem_scaled, "tcgen05.mma.cta_group::1.kind::ti16.ashift", PTXSPEC_REQ_PTX94_SM107A_SM107F)
+PTXSPEC_SIG_ec49de9755(tcgen05_mma_cta_group_1_kind_ti16_ashift__tmem_scaled, "tcgen05.mma.cta_group::1.kind::ti16.ashift", PTXSPEC_REQ_PTX94_SM107A_SM107F)  // without its optional operands
 /** `tcgen05.mma.cta_group::1.kind::ti16` (A from a shared-memory descriptor)
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
@@ -3591,10 +3527,10 @@ PTXSPEC_SIG_5276e45485(tcgen05_mma_cta_group_1_kind_ti16__desc, "tcgen05.mma.cta
 /** `tcgen05.mma.cta_group::1.kind::ti16` (A from a shared-memory descriptor, with scale-input-d (D scaled by 2^-scale before accumulating))
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_eb9154cfc6
+ *  other operands: as described at PTXSPEC_SIG_89101636af
  */
-PTXSPEC_SIG_eb9154cfc6(tcgen05_mma_cta_group_1_kind_ti16__desc_scaled, "tcgen05.mma.cta_group::1.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
-PTXSPEC_SIG_0cb6520404(tcgen05_mma_cta_group_1_kind_ti16__desc_scaled, "tcgen05.mma.cta_group::1.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)  // without its optional operands
+PTXSPEC_SIG_89101636af(tcgen05_mma_cta_group_1_kind_ti16__desc_scaled, "tcgen05.mma.cta_group::1.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
+PTXSPEC_SIG_cb64866f4a(tcgen05_mma_cta_group_1_kind_ti16__desc_scaled, "tcgen05.mma.cta_group::1.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)  // without its optional operands
 /** `tcgen05.mma.cta_group::1.kind::ti16` (A from tensor memory)
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
@@ -3607,10 +3543,10 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_1_kind_ti16__tmem, "tcgen05.mma.cta
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_b9620f7e7c
+ *  other operands: as described at PTXSPEC_SIG_c9c87f67d2
  */
-PTXSPEC_SIG_b9620f7e7c(tcgen05_mma_cta_group_1_kind_ti16__tmem_scaled, "tcgen05.mma.cta_group::1.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
-PTXSPEC_SIG_3a8d9c7c33(tcgen05_mma_cta_group_1_kind_ti16__tmem_scaled, "tcgen05.mma.cta_group::1.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)  // without its optional operands
+PTXSPEC_SIG_c9c87f67d2(tcgen05_mma_cta_group_1_kind_ti16__tmem_scaled, "tcgen05.mma.cta_group::1.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
+PTXSPEC_SIG_ec49de9755(tcgen05_mma_cta_group_1_kind_ti16__tmem_scaled, "tcgen05.mma.cta_group::1.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)  // without its optional operands
 /** `tcgen05.mma.cta_group::2.kind::f16.ashift` (A from tensor memory)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f; or PTX ISA >= 9.0 on sm_110a, sm_110f
  *  option collector_a: .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
@@ -3622,6 +3558,7 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_2_kind_f16_ashift__tmem, "tcgen05.m
 /** `tcgen05.mma.cta_group::2.kind::f16.ashift` (A from tensor memory, with scale-input-d)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f
  *  option collector_a: .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+ *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  other operands: as described at PTXSPEC_SIG_c9ad96d91b
  */
 PTXSPEC_SIG_c9ad96d91b(tcgen05_mma_cta_group_2_kind_f16_ashift__tmem_scaled, "tcgen05.mma.cta_group::2.kind::f16.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)
@@ -3635,7 +3572,8 @@ PTXSPEC_SIG_ef2a91ed8b(tcgen05_mma_cta_group_2_kind_f16__desc, "tcgen05.mma.cta_
 PTXSPEC_SIG_5276e45485(tcgen05_mma_cta_group_2_kind_f16__desc, "tcgen05.mma.cta_group::2.kind::f16", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F)  // without its optional operands
 /** `tcgen05.mma.cta_group::2.kind::f16` (A from a shared-memory descriptor, with scale-input-d (D scaled by 2^-scale before accumulating))
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f
- *  operands: as described at PTXSPEC_SIG_66e6d8cee1
+ *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+ *  other operands: as described at PTXSPEC_SIG_66e6d8cee1
  */
 PTXSPEC_SIG_66e6d8cee1(tcgen05_mma_cta_group_2_kind_f16__desc_scaled, "tcgen05.mma.cta_group::2.kind::f16", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)
 PTXSPEC_SIG_cb64866f4a(tcgen05_mma_cta_group_2_kind_f16__desc_scaled, "tcgen05.mma.cta_group::2.kind::f16", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)  // without its optional operands
@@ -3650,6 +3588,7 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_2_kind_f16__tmem, "tcgen05.mma.cta_
 /** `tcgen05.mma.cta_group::2.kind::f16` (A from tensor memory, with scale-input-d)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+ *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  other operands: as described at PTXSPEC_SIG_c9ad96d91b
  */
 PTXSPEC_SIG_c9ad96d91b(tcgen05_mma_cta_group_2_kind_f16__tmem_scaled, "tcgen05.mma.cta_group::2.kind::f16", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)
@@ -3701,10 +3640,10 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_2_kind_i8_ashift__tmem, "tcgen05.mm
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_a: .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_458f80a866
+ *  other operands: as described at PTXSPEC_SIG_c9ad96d91b
  */
-PTXSPEC_SIG_458f80a866(tcgen05_mma_cta_group_2_kind_i8_ashift__tmem_scaled, "tcgen05.mma.cta_group::2.kind::i8.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
-PTXSPEC_SIG_3a8d9c7c33(tcgen05_mma_cta_group_2_kind_i8_ashift__tmem_scaled, "tcgen05.mma.cta_group::2.kind::i8.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)  // without its optional operands
+PTXSPEC_SIG_c9ad96d91b(tcgen05_mma_cta_group_2_kind_i8_ashift__tmem_scaled, "tcgen05.mma.cta_group::2.kind::i8.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
+PTXSPEC_SIG_ec49de9755(tcgen05_mma_cta_group_2_kind_i8_ashift__tmem_scaled, "tcgen05.mma.cta_group::2.kind::i8.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)  // without its optional operands
 /** `tcgen05.mma.cta_group::2.kind::i8` (A from a shared-memory descriptor)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
@@ -3715,10 +3654,10 @@ PTXSPEC_SIG_5276e45485(tcgen05_mma_cta_group_2_kind_i8__desc, "tcgen05.mma.cta_g
 /** `tcgen05.mma.cta_group::2.kind::i8` (A from a shared-memory descriptor, with scale-input-d (D scaled by 2^-scale before accumulating))
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_9c1b93f617
+ *  other operands: as described at PTXSPEC_SIG_66e6d8cee1
  */
-PTXSPEC_SIG_9c1b93f617(tcgen05_mma_cta_group_2_kind_i8__desc_scaled, "tcgen05.mma.cta_group::2.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
-PTXSPEC_SIG_0cb6520404(tcgen05_mma_cta_group_2_kind_i8__desc_scaled, "tcgen05.mma.cta_group::2.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)  // without its optional operands
+PTXSPEC_SIG_66e6d8cee1(tcgen05_mma_cta_group_2_kind_i8__desc_scaled, "tcgen05.mma.cta_group::2.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
+PTXSPEC_SIG_cb64866f4a(tcgen05_mma_cta_group_2_kind_i8__desc_scaled, "tcgen05.mma.cta_group::2.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)  // without its optional operands
 /** `tcgen05.mma.cta_group::2.kind::i8` (A from tensor memory)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
@@ -3731,10 +3670,10 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_2_kind_i8__tmem, "tcgen05.mma.cta_g
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_458f80a866
+ *  other operands: as described at PTXSPEC_SIG_c9ad96d91b
  */
-PTXSPEC_SIG_458f80a866(tcgen05_mma_cta_group_2_kind_i8__tmem_scaled, "tcgen05.mma.cta_group::2.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
-PTXSPEC_SIG_3a8d9c7c33(tcgen05_mma_cta_group_2_kind_i8__tmem_scaled, "tcgen05.mma.cta_group::2.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)  // without its optional operands
+PTXSPEC_SIG_c9ad96d91b(tcgen05_mma_cta_group_2_kind_i8__tmem_scaled, "tcgen05.mma.cta_group::2.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
+PTXSPEC_SIG_ec49de9755(tcgen05_mma_cta_group_2_kind_i8__tmem_scaled, "tcgen05.mma.cta_group::2.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)  // without its optional operands
 /** `tcgen05.mma.cta_group::2.kind::mxf4.block_scale.block32` (A from a shared-memory descriptor)
  *  requires PTX ISA >= 8.8 on sm_100a, sm_100f, sm_103a, sm_103f, sm_107a, sm_107f; or PTX ISA >= 9.0 on sm_110a, sm_110f
  *  operands: as described at PTXSPEC_SIG_a63cb4071d
@@ -3876,6 +3815,7 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_2_kind_tf32_ashift__tmem, "tcgen05.
 /** `tcgen05.mma.cta_group::2.kind::tf32.ashift` (A from tensor memory, with scale-input-d)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f
  *  option collector_a: .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+ *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  other operands: as described at PTXSPEC_SIG_c9ad96d91b
  */
 PTXSPEC_SIG_c9ad96d91b(tcgen05_mma_cta_group_2_kind_tf32_ashift__tmem_scaled, "tcgen05.mma.cta_group::2.kind::tf32.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)
@@ -3889,7 +3829,8 @@ PTXSPEC_SIG_ef2a91ed8b(tcgen05_mma_cta_group_2_kind_tf32__desc, "tcgen05.mma.cta
 PTXSPEC_SIG_5276e45485(tcgen05_mma_cta_group_2_kind_tf32__desc, "tcgen05.mma.cta_group::2.kind::tf32", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F_OR_PTX90_SM110A_SM110F)  // without its optional operands
 /** `tcgen05.mma.cta_group::2.kind::tf32` (A from a shared-memory descriptor, with scale-input-d (D scaled by 2^-scale before accumulating))
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f
- *  operands: as described at PTXSPEC_SIG_66e6d8cee1
+ *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
+ *  other operands: as described at PTXSPEC_SIG_66e6d8cee1
  */
 PTXSPEC_SIG_66e6d8cee1(tcgen05_mma_cta_group_2_kind_tf32__desc_scaled, "tcgen05.mma.cta_group::2.kind::tf32", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)
 PTXSPEC_SIG_cb64866f4a(tcgen05_mma_cta_group_2_kind_tf32__desc_scaled, "tcgen05.mma.cta_group::2.kind::tf32", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)  // without its optional operands
@@ -3904,6 +3845,7 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_2_kind_tf32__tmem, "tcgen05.mma.cta
 /** `tcgen05.mma.cta_group::2.kind::tf32` (A from tensor memory, with scale-input-d)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
+ *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  other operands: as described at PTXSPEC_SIG_c9ad96d91b
  */
 PTXSPEC_SIG_c9ad96d91b(tcgen05_mma_cta_group_2_kind_tf32__tmem_scaled, "tcgen05.mma.cta_group::2.kind::tf32", PTXSPEC_REQ_PTX86_SM100A_OR_PTX88_SM100F_SM103A_SM103F_SM107A_SM107F)
@@ -3920,10 +3862,10 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_2_kind_ti16_ashift__tmem, "tcgen05.
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_a: .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_458f80a866
+ *  other operands: as described at PTXSPEC_SIG_c9ad96d91b
  */
-PTXSPEC_SIG_458f80a866(tcgen05_mma_cta_group_2_kind_ti16_ashift__tmem_scaled, "tcgen05.mma.cta_group::2.kind::ti16.ashift", PTXSPEC_REQ_PTX94_SM107A_SM107F)
-PTXSPEC_SIG_3a8d9c7c33(tcgen05_mma_cta_group_2_kind_ti16_ashift__tmem_scaled, "tcgen05.mma.cta_group::2.kind::ti16.ashift", PTXSPEC_REQ_PTX94_SM107A_SM107F)  // without its optional operands
+PTXSPEC_SIG_c9ad96d91b(tcgen05_mma_cta_group_2_kind_ti16_ashift__tmem_scaled, "tcgen05.mma.cta_group::2.kind::ti16.ashift", PTXSPEC_REQ_PTX94_SM107A_SM107F)
+PTXSPEC_SIG_ec49de9755(tcgen05_mma_cta_group_2_kind_ti16_ashift__tmem_scaled, "tcgen05.mma.cta_group::2.kind::ti16.ashift", PTXSPEC_REQ_PTX94_SM107A_SM107F)  // without its optional operands
 /** `tcgen05.mma.cta_group::2.kind::ti16` (A from a shared-memory descriptor)
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
@@ -3934,10 +3876,10 @@ PTXSPEC_SIG_5276e45485(tcgen05_mma_cta_group_2_kind_ti16__desc, "tcgen05.mma.cta
 /** `tcgen05.mma.cta_group::2.kind::ti16` (A from a shared-memory descriptor, with scale-input-d (D scaled by 2^-scale before accumulating))
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_9c1b93f617
+ *  other operands: as described at PTXSPEC_SIG_66e6d8cee1
  */
-PTXSPEC_SIG_9c1b93f617(tcgen05_mma_cta_group_2_kind_ti16__desc_scaled, "tcgen05.mma.cta_group::2.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
-PTXSPEC_SIG_0cb6520404(tcgen05_mma_cta_group_2_kind_ti16__desc_scaled, "tcgen05.mma.cta_group::2.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)  // without its optional operands
+PTXSPEC_SIG_66e6d8cee1(tcgen05_mma_cta_group_2_kind_ti16__desc_scaled, "tcgen05.mma.cta_group::2.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
+PTXSPEC_SIG_cb64866f4a(tcgen05_mma_cta_group_2_kind_ti16__desc_scaled, "tcgen05.mma.cta_group::2.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)  // without its optional operands
 /** `tcgen05.mma.cta_group::2.kind::ti16` (A from tensor memory)
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
@@ -3950,10 +3892,10 @@ PTXSPEC_SIG_e482d47923(tcgen05_mma_cta_group_2_kind_ti16__tmem, "tcgen05.mma.cta
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_458f80a866
+ *  other operands: as described at PTXSPEC_SIG_c9ad96d91b
  */
-PTXSPEC_SIG_458f80a866(tcgen05_mma_cta_group_2_kind_ti16__tmem_scaled, "tcgen05.mma.cta_group::2.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
-PTXSPEC_SIG_3a8d9c7c33(tcgen05_mma_cta_group_2_kind_ti16__tmem_scaled, "tcgen05.mma.cta_group::2.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)  // without its optional operands
+PTXSPEC_SIG_c9ad96d91b(tcgen05_mma_cta_group_2_kind_ti16__tmem_scaled, "tcgen05.mma.cta_group::2.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
+PTXSPEC_SIG_ec49de9755(tcgen05_mma_cta_group_2_kind_ti16__tmem_scaled, "tcgen05.mma.cta_group::2.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)  // without its optional operands
 
 /* tcgen05.mma.sp (PTX ISA 9.7.16.10.9.2): One thread starts D = A*B + D (D = A*B when enable-input-d is false) with a structured-sparse A (M x K/2 stored, metadata in TMEM at sp-meta); otherwise as tcgen05.mma.
 */
@@ -4035,9 +3977,9 @@ PTXSPEC_SIG_c2c9ed8455(tcgen05_mma_sp_cta_group_1_kind_i8_ashift__tmem, "tcgen05
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_a: .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_987125bd26
+ *  other operands: as described at PTXSPEC_SIG_dcc2db8770
  */
-PTXSPEC_SIG_987125bd26(tcgen05_mma_sp_cta_group_1_kind_i8_ashift__tmem_scaled, "tcgen05.mma.sp.cta_group::1.kind::i8.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
+PTXSPEC_SIG_dcc2db8770(tcgen05_mma_sp_cta_group_1_kind_i8_ashift__tmem_scaled, "tcgen05.mma.sp.cta_group::1.kind::i8.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
 /** `tcgen05.mma.sp.cta_group::1.kind::i8` (A from a shared-memory descriptor)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
@@ -4048,9 +3990,9 @@ PTXSPEC_SIG_b713446b5a(tcgen05_mma_sp_cta_group_1_kind_i8__desc, "tcgen05.mma.sp
 /** `tcgen05.mma.sp.cta_group::1.kind::i8` (A from a shared-memory descriptor, with scale-input-d (D scaled by 2^-scale before accumulating))
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_437b9f4873
+ *  other operands: as described at PTXSPEC_SIG_707672af70
  */
-PTXSPEC_SIG_437b9f4873(tcgen05_mma_sp_cta_group_1_kind_i8__desc_scaled, "tcgen05.mma.sp.cta_group::1.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
+PTXSPEC_SIG_707672af70(tcgen05_mma_sp_cta_group_1_kind_i8__desc_scaled, "tcgen05.mma.sp.cta_group::1.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
 /** `tcgen05.mma.sp.cta_group::1.kind::i8` (A from tensor memory)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
@@ -4063,9 +4005,9 @@ PTXSPEC_SIG_c2c9ed8455(tcgen05_mma_sp_cta_group_1_kind_i8__tmem, "tcgen05.mma.sp
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_987125bd26
+ *  other operands: as described at PTXSPEC_SIG_dcc2db8770
  */
-PTXSPEC_SIG_987125bd26(tcgen05_mma_sp_cta_group_1_kind_i8__tmem_scaled, "tcgen05.mma.sp.cta_group::1.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
+PTXSPEC_SIG_dcc2db8770(tcgen05_mma_sp_cta_group_1_kind_i8__tmem_scaled, "tcgen05.mma.sp.cta_group::1.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
 /** `tcgen05.mma.sp.cta_group::1.kind::mxf4.block_scale.block32` (A from a shared-memory descriptor)
  *  requires PTX ISA >= 8.8 on sm_100a, sm_103a, sm_107a; or PTX ISA >= 9.0 on sm_110a
  *  operands: as described at PTXSPEC_SIG_cdaed11636
@@ -4221,9 +4163,9 @@ PTXSPEC_SIG_c2c9ed8455(tcgen05_mma_sp_cta_group_1_kind_ti16_ashift__tmem, "tcgen
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_a: .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_987125bd26
+ *  other operands: as described at PTXSPEC_SIG_dcc2db8770
  */
-PTXSPEC_SIG_987125bd26(tcgen05_mma_sp_cta_group_1_kind_ti16_ashift__tmem_scaled, "tcgen05.mma.sp.cta_group::1.kind::ti16.ashift", PTXSPEC_REQ_PTX94_SM107A_SM107F)
+PTXSPEC_SIG_dcc2db8770(tcgen05_mma_sp_cta_group_1_kind_ti16_ashift__tmem_scaled, "tcgen05.mma.sp.cta_group::1.kind::ti16.ashift", PTXSPEC_REQ_PTX94_SM107A_SM107F)
 /** `tcgen05.mma.sp.cta_group::1.kind::ti16` (A from a shared-memory descriptor)
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
@@ -4234,9 +4176,9 @@ PTXSPEC_SIG_b713446b5a(tcgen05_mma_sp_cta_group_1_kind_ti16__desc, "tcgen05.mma.
 /** `tcgen05.mma.sp.cta_group::1.kind::ti16` (A from a shared-memory descriptor, with scale-input-d (D scaled by 2^-scale before accumulating))
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_437b9f4873
+ *  other operands: as described at PTXSPEC_SIG_707672af70
  */
-PTXSPEC_SIG_437b9f4873(tcgen05_mma_sp_cta_group_1_kind_ti16__desc_scaled, "tcgen05.mma.sp.cta_group::1.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
+PTXSPEC_SIG_707672af70(tcgen05_mma_sp_cta_group_1_kind_ti16__desc_scaled, "tcgen05.mma.sp.cta_group::1.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
 /** `tcgen05.mma.sp.cta_group::1.kind::ti16` (A from tensor memory)
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
@@ -4249,9 +4191,9 @@ PTXSPEC_SIG_c2c9ed8455(tcgen05_mma_sp_cta_group_1_kind_ti16__tmem, "tcgen05.mma.
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_987125bd26
+ *  other operands: as described at PTXSPEC_SIG_dcc2db8770
  */
-PTXSPEC_SIG_987125bd26(tcgen05_mma_sp_cta_group_1_kind_ti16__tmem_scaled, "tcgen05.mma.sp.cta_group::1.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
+PTXSPEC_SIG_dcc2db8770(tcgen05_mma_sp_cta_group_1_kind_ti16__tmem_scaled, "tcgen05.mma.sp.cta_group::1.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
 /** `tcgen05.mma.sp.cta_group::2.kind::f16.ashift` (A from tensor memory)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 8.8 on sm_100f, sm_103a, sm_103f, sm_107a, sm_107f; or PTX ISA >= 9.0 on sm_110a, sm_110f
  *  option collector_a: .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
@@ -4330,9 +4272,9 @@ PTXSPEC_SIG_c2c9ed8455(tcgen05_mma_sp_cta_group_2_kind_i8_ashift__tmem, "tcgen05
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_a: .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_987125bd26
+ *  other operands: as described at PTXSPEC_SIG_dcc2db8770
  */
-PTXSPEC_SIG_987125bd26(tcgen05_mma_sp_cta_group_2_kind_i8_ashift__tmem_scaled, "tcgen05.mma.sp.cta_group::2.kind::i8.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
+PTXSPEC_SIG_dcc2db8770(tcgen05_mma_sp_cta_group_2_kind_i8_ashift__tmem_scaled, "tcgen05.mma.sp.cta_group::2.kind::i8.ashift", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
 /** `tcgen05.mma.sp.cta_group::2.kind::i8` (A from a shared-memory descriptor)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
@@ -4343,9 +4285,9 @@ PTXSPEC_SIG_b713446b5a(tcgen05_mma_sp_cta_group_2_kind_i8__desc, "tcgen05.mma.sp
 /** `tcgen05.mma.sp.cta_group::2.kind::i8` (A from a shared-memory descriptor, with scale-input-d (D scaled by 2^-scale before accumulating))
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_437b9f4873
+ *  other operands: as described at PTXSPEC_SIG_707672af70
  */
-PTXSPEC_SIG_437b9f4873(tcgen05_mma_sp_cta_group_2_kind_i8__desc_scaled, "tcgen05.mma.sp.cta_group::2.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
+PTXSPEC_SIG_707672af70(tcgen05_mma_sp_cta_group_2_kind_i8__desc_scaled, "tcgen05.mma.sp.cta_group::2.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
 /** `tcgen05.mma.sp.cta_group::2.kind::i8` (A from tensor memory)
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
@@ -4358,9 +4300,9 @@ PTXSPEC_SIG_c2c9ed8455(tcgen05_mma_sp_cta_group_2_kind_i8__tmem, "tcgen05.mma.sp
  *  requires PTX ISA >= 8.6 on sm_100a; or PTX ISA >= 9.0 on sm_110a
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b:  (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_987125bd26
+ *  other operands: as described at PTXSPEC_SIG_dcc2db8770
  */
-PTXSPEC_SIG_987125bd26(tcgen05_mma_sp_cta_group_2_kind_i8__tmem_scaled, "tcgen05.mma.sp.cta_group::2.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
+PTXSPEC_SIG_dcc2db8770(tcgen05_mma_sp_cta_group_2_kind_i8__tmem_scaled, "tcgen05.mma.sp.cta_group::2.kind::i8", PTXSPEC_REQ_PTX86_SM100A_OR_PTX90_SM110A)
 /** `tcgen05.mma.sp.cta_group::2.kind::mxf4.block_scale.block32` (A from a shared-memory descriptor)
  *  requires PTX ISA >= 8.8 on sm_100a, sm_103a, sm_107a; or PTX ISA >= 9.0 on sm_110a
  *  operands: as described at PTXSPEC_SIG_cdaed11636
@@ -4516,9 +4458,9 @@ PTXSPEC_SIG_c2c9ed8455(tcgen05_mma_sp_cta_group_2_kind_ti16_ashift__tmem, "tcgen
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_a: .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_987125bd26
+ *  other operands: as described at PTXSPEC_SIG_dcc2db8770
  */
-PTXSPEC_SIG_987125bd26(tcgen05_mma_sp_cta_group_2_kind_ti16_ashift__tmem_scaled, "tcgen05.mma.sp.cta_group::2.kind::ti16.ashift", PTXSPEC_REQ_PTX94_SM107A_SM107F)
+PTXSPEC_SIG_dcc2db8770(tcgen05_mma_sp_cta_group_2_kind_ti16_ashift__tmem_scaled, "tcgen05.mma.sp.cta_group::2.kind::ti16.ashift", PTXSPEC_REQ_PTX94_SM107A_SM107F)
 /** `tcgen05.mma.sp.cta_group::2.kind::ti16` (A from a shared-memory descriptor)
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
@@ -4529,9 +4471,9 @@ PTXSPEC_SIG_b713446b5a(tcgen05_mma_sp_cta_group_2_kind_ti16__desc, "tcgen05.mma.
 /** `tcgen05.mma.sp.cta_group::2.kind::ti16` (A from a shared-memory descriptor, with scale-input-d (D scaled by 2^-scale before accumulating))
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_437b9f4873
+ *  other operands: as described at PTXSPEC_SIG_707672af70
  */
-PTXSPEC_SIG_437b9f4873(tcgen05_mma_sp_cta_group_2_kind_ti16__desc_scaled, "tcgen05.mma.sp.cta_group::2.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
+PTXSPEC_SIG_707672af70(tcgen05_mma_sp_cta_group_2_kind_ti16__desc_scaled, "tcgen05.mma.sp.cta_group::2.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
 /** `tcgen05.mma.sp.cta_group::2.kind::ti16` (A from tensor memory)
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
@@ -4544,9 +4486,9 @@ PTXSPEC_SIG_c2c9ed8455(tcgen05_mma_sp_cta_group_2_kind_ti16__tmem, "tcgen05.mma.
  *  requires PTX ISA >= 9.4 on sm_107a, sm_107f
  *  option collector_a: .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard (a qualifier the opcode may add; not bound here, see variant_options)
  *  option collector_b: .collector::b::fill, .collector::b::use, .collector::b::lastuse, .collector::b::discard (a qualifier the opcode may add; not bound here, see variant_options)
- *  other operands: as described at PTXSPEC_SIG_987125bd26
+ *  other operands: as described at PTXSPEC_SIG_dcc2db8770
  */
-PTXSPEC_SIG_987125bd26(tcgen05_mma_sp_cta_group_2_kind_ti16__tmem_scaled, "tcgen05.mma.sp.cta_group::2.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
+PTXSPEC_SIG_dcc2db8770(tcgen05_mma_sp_cta_group_2_kind_ti16__tmem_scaled, "tcgen05.mma.sp.cta_group::2.kind::ti16", PTXSPEC_REQ_PTX94_SM107A_SM107F)
 
 /* tcgen05.mma.ws (PTX ISA 9.7.16.10.9.3): Weight-stationary D = A*B + D on one CTA (.cta_group::1): B can stay in one of four collector buffers (b0-b3) across instructions; the optional zero-column mask descriptor makes columns of B read as zero. M 32, 64 or 128; N 64, 128 or 256 (sparse: 64, 128).
 */

@@ -64,13 +64,14 @@ def tokenize(text: str, file: str) -> list[tuple[str, object, int]]:
     return out
 
 
-class Parser:
+class _Cursor:
+    """The tokens of one file and the reader's place in them."""
+
     def __init__(self, text: str, file: str):
         self.file = file
         self.toks = tokenize(text, file)
         self.i = 0
 
-    # tokens -------------------------------------------------------------------------------
     def peek(self, k: int = 0) -> tuple[str, Any, int]:
         return self.toks[min(self.i + k, len(self.toks) - 1)]
 
@@ -101,7 +102,168 @@ class Parser:
             raise TableGenError(f"{self.file}:{t[2]}: expected a name, found {t[1]!r}")
         return str(t[1])
 
-    # statements ---------------------------------------------------------------------------
+
+class _ValueReader(_Cursor):
+    """Values (`value`), types (`type_`) and template arguments (`args`): the expressions
+    statements are built from."""
+
+    def type_(self) -> None:
+        name = self.ident()
+        if name in ("bits", "list") or (self.at("<") and name not in _TYPES):
+            self.expect("<")
+            if self.peek()[0] == "num":
+                self.take()
+            else:
+                self.type_()
+            self.expect(">")
+
+    def args(self) -> tuple:
+        """`<positional, ..., name = value, ...>` as (positional values, named values)."""
+        pos, named = [], []
+        if not self.at("<"):
+            return (tuple(pos), tuple(named))
+        self.take()
+        while not self.at(">"):
+            if self.peek()[0] == "id" and self.at("=", 1):
+                name = self.ident()
+                self.take()
+                named.append((name, self.value()))
+            else:
+                pos.append(self.value())
+            if self.at(","):
+                self.take()
+        self.take()
+        return (tuple(pos), tuple(named))
+
+    def value(self):
+        val = self.simple()
+        while True:
+            if self.at("."):
+                self.take()
+                val = ("field", val, self.ident())
+            elif self.at("["):
+                self.take()
+                idx = [self.value()]
+                while self.at(","):
+                    self.take()
+                    idx.append(self.value())
+                self.expect("]")
+                val = ("index", val, tuple(idx))
+            elif self.at("#"):
+                self.take()
+                if self.at(">") or self.at(",") or self.at(";") or self.at(")") or self.at("]"):
+                    continue
+                val = ("paste", val, self.simple_with_suffix())
+            else:
+                return val
+
+    def simple_with_suffix(self):
+        val = self.simple()
+        while self.at(".") or self.at("["):
+            if self.at("."):
+                self.take()
+                val = ("field", val, self.ident())
+            else:
+                self.take()
+                idx = [self.value()]
+                self.expect("]")
+                val = ("index", val, tuple(idx))
+        return val
+
+    def simple(self):
+        t = self.take()
+        kind, v, line = t
+        if kind == "num":
+            return ("int", v)
+        if kind == "str":
+            s = str(v)
+            while self.peek()[0] == "str":
+                s += str(self.take()[1])
+            return ("str", s)
+        if kind == "code":
+            return ("code", v)
+        if kind == "punct" and v == "?":
+            return ("unset",)
+        if kind == "punct" and v == "[":
+            items = []
+            while not self.at("]"):
+                items.append(self.value())
+                if self.at(","):
+                    self.take()
+            self.take()
+            if self.at("<"):
+                self.take()
+                self.type_()
+                self.expect(">")
+            return ("list", tuple(items), None)
+        if kind == "punct" and v == "(":
+            return self.dag()
+        if kind == "punct" and v == "{":
+            raise TableGenError(f"{self.file}:{line}: bit lists {{...}} are not read")
+        if kind == "bang":
+            return self.bang(str(v)[1:], line)
+        if kind == "id":
+            if v == "true":
+                return ("int", 1)
+            if v == "false":
+                return ("int", 0)
+            if self.at("<"):
+                pos, named = self.args()
+                return ("anon", v, pos, named)
+            return ("id", v)
+        raise TableGenError(f"{self.file}:{line}: cannot read a value starting with {v!r}")
+
+    def dag(self):
+        op = self.value()
+        if self.at(":"):  # a named operator, (op:$this ...)
+            self.take()
+            self.take()
+        args = []
+        while not self.at(")"):
+            if self.peek()[0] == "var":
+                args.append((None, self.take()[1]))
+            else:
+                val = self.value()
+                name = None
+                if self.at(":"):
+                    self.take()
+                    t = self.take()
+                    name = t[1]
+                args.append((val, name))
+            if self.at(","):
+                self.take()
+        self.take()
+        return ("dag", op, tuple(args))
+
+    def bang(self, op: str, line: int):
+        typ = None
+        if self.at("<"):
+            self.take()
+            typ = self.ident()
+            while not self.at(">"):
+                self.take()
+            self.take()
+        self.expect("(")
+        args = []
+        if op == "cond":
+            while not self.at(")"):
+                cond = self.value()
+                self.expect(":")
+                args.append((cond, self.value()))
+                if self.at(","):
+                    self.take()
+        else:
+            while not self.at(")"):
+                args.append(self.value())
+                if self.at(","):
+                    self.take()
+        self.take()
+        return ("bang", op, typ, tuple(args), line)
+
+
+class Parser(_ValueReader):
+    """Statements: what a file, a `{ ... }` block or a record body holds."""
+
     def statements(self, until: str | None = None) -> list:
         out = []
         while not (self.peek()[0] == "eof" if until is None else self.at(until)):
@@ -262,24 +424,6 @@ class Parser:
                 return out
             self.take()
 
-    def args(self) -> tuple:
-        """`<positional, ..., name = value, ...>` as (positional values, named values)."""
-        pos, named = [], []
-        if not self.at("<"):
-            return (tuple(pos), tuple(named))
-        self.take()
-        while not self.at(">"):
-            if self.peek()[0] == "id" and self.at("=", 1):
-                name = self.ident()
-                self.take()
-                named.append((name, self.value()))
-            else:
-                pos.append(self.value())
-            if self.at(","):
-                self.take()
-        self.take()
-        return (tuple(pos), tuple(named))
-
     def body(self) -> list:
         if self.at(";"):
             self.take()
@@ -315,142 +459,6 @@ class Parser:
         if self.at(";"):
             self.take()
         return items
-
-    def type_(self) -> None:
-        name = self.ident()
-        if name in ("bits", "list") or (self.at("<") and name not in _TYPES):
-            self.expect("<")
-            if self.peek()[0] == "num":
-                self.take()
-            else:
-                self.type_()
-            self.expect(">")
-
-    # values -------------------------------------------------------------------------------
-    def value(self):
-        val = self.simple()
-        while True:
-            if self.at("."):
-                self.take()
-                val = ("field", val, self.ident())
-            elif self.at("["):
-                self.take()
-                idx = [self.value()]
-                while self.at(","):
-                    self.take()
-                    idx.append(self.value())
-                self.expect("]")
-                val = ("index", val, tuple(idx))
-            elif self.at("#"):
-                self.take()
-                if self.at(">") or self.at(",") or self.at(";") or self.at(")") or self.at("]"):
-                    continue
-                val = ("paste", val, self.simple_with_suffix())
-            else:
-                return val
-
-    def simple_with_suffix(self):
-        val = self.simple()
-        while self.at(".") or self.at("["):
-            if self.at("."):
-                self.take()
-                val = ("field", val, self.ident())
-            else:
-                self.take()
-                idx = [self.value()]
-                self.expect("]")
-                val = ("index", val, tuple(idx))
-        return val
-
-    def simple(self):
-        t = self.take()
-        kind, v, line = t
-        if kind == "num":
-            return ("int", v)
-        if kind == "str":
-            s = str(v)
-            while self.peek()[0] == "str":
-                s += str(self.take()[1])
-            return ("str", s)
-        if kind == "code":
-            return ("code", v)
-        if kind == "punct" and v == "?":
-            return ("unset",)
-        if kind == "punct" and v == "[":
-            items = []
-            while not self.at("]"):
-                items.append(self.value())
-                if self.at(","):
-                    self.take()
-            self.take()
-            if self.at("<"):
-                self.take()
-                self.type_()
-                self.expect(">")
-            return ("list", tuple(items), None)
-        if kind == "punct" and v == "(":
-            return self.dag()
-        if kind == "punct" and v == "{":
-            raise TableGenError(f"{self.file}:{line}: bit lists {{...}} are not read")
-        if kind == "bang":
-            return self.bang(str(v)[1:], line)
-        if kind == "id":
-            if v == "true":
-                return ("int", 1)
-            if v == "false":
-                return ("int", 0)
-            if self.at("<"):
-                pos, named = self.args()
-                return ("anon", v, pos, named)
-            return ("id", v)
-        raise TableGenError(f"{self.file}:{line}: cannot read a value starting with {v!r}")
-
-    def dag(self):
-        op = self.value()
-        if self.at(":"):  # a named operator, (op:$this ...)
-            self.take()
-            self.take()
-        args = []
-        while not self.at(")"):
-            if self.peek()[0] == "var":
-                args.append((None, self.take()[1]))
-            else:
-                val = self.value()
-                name = None
-                if self.at(":"):
-                    self.take()
-                    t = self.take()
-                    name = t[1]
-                args.append((val, name))
-            if self.at(","):
-                self.take()
-        self.take()
-        return ("dag", op, tuple(args))
-
-    def bang(self, op: str, line: int):
-        typ = None
-        if self.at("<"):
-            self.take()
-            typ = self.ident()
-            while not self.at(">"):
-                self.take()
-            self.take()
-        self.expect("(")
-        args = []
-        if op == "cond":
-            while not self.at(")"):
-                cond = self.value()
-                self.expect(":")
-                args.append((cond, self.value()))
-                if self.at(","):
-                    self.take()
-        else:
-            while not self.at(")"):
-                args.append(self.value())
-                if self.at(","):
-                    self.take()
-        self.take()
-        return ("bang", op, typ, tuple(args), line)
 
 
 def parse(text: str, file: str) -> list:

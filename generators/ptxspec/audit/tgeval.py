@@ -131,7 +131,75 @@ def _mentions_name(expr) -> bool:
     return False
 
 
-class Evaluator:
+def _operator(op: str, typ, a: list, by_name: dict) -> Any:
+    """The value of `!op` with arguments `a` (evaluated), `typ` its `<type>` if written."""
+    if op == "eq":
+        return int(_same(a[0], a[1]))
+    if op == "ne":
+        return int(not _same(a[0], a[1]))
+    if op in ("lt", "le", "gt", "ge"):
+        x, y = a
+        return int({"lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}[op])
+    if op == "not":
+        return int(not a[0])
+    if op in ("add", "mul"):
+        out = a[0]
+        for x in a[1:]:
+            out = out + x if op == "add" else out * x
+        return out
+    simple = {"sub": lambda: a[0] - a[1], "div": lambda: a[0] // a[1], "shl": lambda: a[0] << a[1],
+              "srl": lambda: a[0] >> a[1], "xor": lambda: a[0] ^ a[1],
+              "strconcat": lambda: "".join(to_str(x) for x in a),
+              "listconcat": lambda: tuple(x for lst in a for x in lst),
+              "listsplat": lambda: (a[0],) * a[1], "size": lambda: len(a[0].args if isinstance(a[0], Dag) else a[0]),
+              "empty": lambda: int(len(a[0].args if isinstance(a[0], Dag) else a[0]) == 0),
+              "tolower": lambda: a[0].lower(), "toupper": lambda: a[0].upper(),
+              "interleave": lambda: a[1].join(to_str(x) for x in a[0]), "head": lambda: a[0][0],
+              "tail": lambda: a[0][1:], "repr": lambda: repr(a[0]), "initialized": lambda: int(a[0] is not UNSET),
+              "find": lambda: a[0].find(a[1], a[2] if len(a) > 2 else 0),
+              "substr": lambda: a[0][a[1]:] if len(a) < 3 else a[0][a[1]:a[1] + a[2]],
+              "getop": lambda: a[0].op, "setdagop": lambda: Dag(a[1], a[0].args),
+              "getdagname": lambda: a[0].args[a[1]][1], "getdagarg": lambda: a[0].args[a[1]][0],
+              "setdagarg": lambda: Dag(a[0].op, tuple((a[2], n) if i == a[1] else (x, n)
+                                                      for i, (x, n) in enumerate(a[0].args))),
+              "con": lambda: Dag(a[0].op, tuple(x for d in a for x in d.args)),
+              "dag": lambda: Dag(a[0], tuple(zip(a[1], a[2]))),
+              "isa": lambda: int(isinstance(a[0], Rec) and typ in a[0].classes),
+              "exists": lambda: int(isinstance(a[0], str) and a[0] in by_name)}
+    if op in simple:
+        try:
+            return simple[op]()
+        except (TypeError, IndexError, AttributeError, ValueError) as exc:
+            raise EvalError(f"!{op}: {exc}") from None
+    if op == "range":
+        if len(a) == 1:
+            return tuple(range(len(a[0]) if isinstance(a[0], tuple) else a[0]))
+        return tuple(range(a[0], a[1]))
+    if op == "subst":
+        return _subst(a[0], a[1], a[2])
+    if op == "cast":
+        if typ == "string":
+            return to_str(a[0])
+        if isinstance(a[0], str):
+            return by_name.get(a[0]) or Sym(a[0])
+        return a[0]
+    raise EvalError(f"!{op} is not evaluated")
+
+
+def _subst(old, new, x):
+    if isinstance(x, str) and isinstance(old, str):
+        return x.replace(old, to_str(new)) if old else x
+    if isinstance(x, Dag):
+        return Dag(_subst(old, new, x.op), tuple((_subst(old, new, y), n) for y, n in x.args))
+    if isinstance(x, tuple):
+        return tuple(_subst(old, new, y) for y in x)
+    return new if _same(x, old) else x
+
+
+class _Records:
+    """Records and the values of their fields: classes applied to records, expressions
+    evaluated (lazily, late bound), anonymous instances uniqued."""
+
     def __init__(self, natives: dict):
         self.natives = natives  # class name -> fn(evaluator, rec, args: list[Lazy])
         self.classes: dict[str, _Class] = {}
@@ -304,71 +372,13 @@ class Evaluator:
                     return out
             return out
         vals = [v(i) for i in range(len(args))]
-        return self.operator(op, typ, vals)
+        return _operator(op, typ, vals, self.by_name)
 
-    def operator(self, op: str, typ, a: list) -> Any:
-        if op == "eq":
-            return int(_same(a[0], a[1]))
-        if op == "ne":
-            return int(not _same(a[0], a[1]))
-        if op in ("lt", "le", "gt", "ge"):
-            x, y = a
-            return int({"lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}[op])
-        if op == "not":
-            return int(not a[0])
-        if op in ("add", "mul"):
-            out = a[0]
-            for x in a[1:]:
-                out = out + x if op == "add" else out * x
-            return out
-        simple = {"sub": lambda: a[0] - a[1], "div": lambda: a[0] // a[1], "shl": lambda: a[0] << a[1],
-                  "srl": lambda: a[0] >> a[1], "xor": lambda: a[0] ^ a[1],
-                  "strconcat": lambda: "".join(to_str(x) for x in a),
-                  "listconcat": lambda: tuple(x for lst in a for x in lst),
-                  "listsplat": lambda: (a[0],) * a[1], "size": lambda: len(a[0].args if isinstance(a[0], Dag) else a[0]),
-                  "empty": lambda: int(len(a[0].args if isinstance(a[0], Dag) else a[0]) == 0),
-                  "tolower": lambda: a[0].lower(), "toupper": lambda: a[0].upper(),
-                  "interleave": lambda: a[1].join(to_str(x) for x in a[0]), "head": lambda: a[0][0],
-                  "tail": lambda: a[0][1:], "repr": lambda: repr(a[0]), "initialized": lambda: int(a[0] is not UNSET),
-                  "find": lambda: a[0].find(a[1], a[2] if len(a) > 2 else 0),
-                  "substr": lambda: a[0][a[1]:] if len(a) < 3 else a[0][a[1]:a[1] + a[2]],
-                  "getop": lambda: a[0].op, "setdagop": lambda: Dag(a[1], a[0].args),
-                  "getdagname": lambda: a[0].args[a[1]][1], "getdagarg": lambda: a[0].args[a[1]][0],
-                  "setdagarg": lambda: Dag(a[0].op, tuple((a[2], n) if i == a[1] else (x, n)
-                                                          for i, (x, n) in enumerate(a[0].args))),
-                  "con": lambda: Dag(a[0].op, tuple(x for d in a for x in d.args)),
-                  "dag": lambda: Dag(a[0], tuple(zip(a[1], a[2]))),
-                  "isa": lambda: int(isinstance(a[0], Rec) and typ in a[0].classes),
-                  "exists": lambda: int(isinstance(a[0], str) and a[0] in self.by_name)}
-        if op in simple:
-            try:
-                return simple[op]()
-            except (TypeError, IndexError, AttributeError, ValueError) as exc:
-                raise EvalError(f"!{op}: {exc}") from None
-        if op == "range":
-            if len(a) == 1:
-                return tuple(range(len(a[0]) if isinstance(a[0], tuple) else a[0]))
-            return tuple(range(a[0], a[1]))
-        if op == "subst":
-            return self.subst(a[0], a[1], a[2])
-        if op == "cast":
-            if typ == "string":
-                return to_str(a[0])
-            if isinstance(a[0], str):
-                return self.by_name.get(a[0]) or Sym(a[0])
-            return a[0]
-        raise EvalError(f"!{op} is not evaluated")
 
-    def subst(self, old, new, x):
-        if isinstance(x, str) and isinstance(old, str):
-            return x.replace(old, to_str(new)) if old else x
-        if isinstance(x, Dag):
-            return Dag(self.subst(old, new, x.op), tuple((self.subst(old, new, y), n) for y, n in x.args))
-        if isinstance(x, tuple):
-            return tuple(self.subst(old, new, y) for y in x)
-        return new if _same(x, old) else x
+class Evaluator(_Records):
+    """Statements executed: classes and multiclasses recorded, `def`/`defm` made into records,
+    `foreach`/`if`/`let`/`defset` run; a statement that fails is noted in `failures`."""
 
-    # statements --------------------------------------------------------------------------
     def run(self, statements: list, file: str) -> None:
         self.exec(statements, self.root, _Ctx(file=file))
 

@@ -169,7 +169,7 @@ def load_side(side: Side) -> Side:
         side.docs, side.spec, side.index = _LOADED[key]
         return side
     try:
-        side.docs = tree = read_tree(side.spec_dir)
+        side.docs = tree = read_tree(side.spec_dir, upgrade=True)  # a revision from before a fact moved
         side.spec = build_model(tree, evidence=False)  # a spec diff compares specs, not campaigns
     except SpecError as exc:
         lines, notes = [], []
@@ -197,6 +197,7 @@ class Index:
     def __init__(self, docs: dict | None = None):
         self.inst, self.groups, self.families, self.smem, self.descriptors = {}, {}, {}, {}, {}
         self.layouts, self.types, self.targets, self.ptx, self.errata = {}, {}, {}, {}, {}
+        self.tmem: dict = {}  # (family, descriptor) -> the `tmem:` of a layouts file that places it
         self.files: dict[str, Any] = {}
         for kind, items in (docs or {}).items():
             for doc in items:
@@ -222,6 +223,9 @@ class Index:
         self.descriptors.setdefault((d.get("family"), d.get("name")), d)
 
     def _layouts(self, d) -> None:
+        t = d.get("tmem")
+        if isinstance(t, PosDict):
+            self.tmem.setdefault((d.get("family"), t.get("descriptor")), t)
         for section in ("fragments", "sparsity"):
             entries = d.get(section)
             if isinstance(entries, PosDict):

@@ -3,8 +3,9 @@ resolving it again.
 
 A cached model is the pickle of a Spec that loaded without a problem, filed under a key that
 digests everything its loading read or ran: every file of the spec tree, of the schemas and of
-the evidence directory (where they lie, their paths and bytes; and whether each record and notes
-file they name exists), every file of the ptxspec package itself (code and
+the evidence directory (where they lie, their paths and bytes; the digest of each record they
+name, against which the loader checks their results, and whether each notes file they name
+exists), every file of the ptxspec package itself (code and
 templates), and the Python and numpy versions (the pickle's, and `Formula`'s marshalled code).
 Change any of them and the key changes: the spec is resolved and checked in full, and the new
 model is filed under the new key. A changed spec is never read from the cache.

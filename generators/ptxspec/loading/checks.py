@@ -5,18 +5,18 @@ built model as a whole, after resolution, against facts the spec states once:
 
 - shapes: every M, N and K lies within its family's `shape_bounds` (the ISA's limits), and every
   register fragment takes at least one register;
-- operands: a default (the value assumed when a statement leaves the operand out) is legal
-  (that a signature has what its instruction's semantics needs, the resolver checks);
+- operands: a default (the value assumed when a statement leaves the operand out) is legal: one
+  of an immediate's stated values, and a value the API takes for the operand (a predicate 0 or 1,
+  a mask a word of its registers); that a signature has what its instruction's semantics needs,
+  the resolver checks;
 - opcodes: each variant's opcode begins with its instruction's name and has no empty qualifier
   (`mma..sync` when a qualifier's value is missing);
 - requirements: each alternative's PTX version is one at which some of its targets exists;
 - types: a float format's sign, exponent, mantissa and ignored low bits fill exactly its bits;
-- sparsity: every valid metadata nibble keeps two different index units that make whole
-  elements, and ordered metadata leaves some nibble valid;
+- sparsity: a chunk keeps half its index units, every valid metadata nibble keeps two different
+  units of the chunk that make whole elements, and ordered metadata leaves some nibble valid;
 - shared memory: the swizzle formula permutes the bytes of each repeating pattern of each mode;
-- tensor memory: each data-path layout puts the elements of D, for every N its shapes allow, in
-  distinct cells inside the 128 lanes and 512 columns (A's lanes inside the lanes too), and each
-  scale-factor layout puts its factors in distinct bytes of such cells;
+- run-time descriptors and their tensor-memory placements (ptxspec.loading.descriptor_checks);
 - places: a family's files sit in the folder of that family.
 
 Each problem points at the YAML line that states the offending fact; a fact used by many
@@ -31,10 +31,10 @@ import numpy as np
 
 from ptxspec.core.errors import Pos, PosDict, PosList, Problems
 from ptxspec.core.expr import ExprError
-from ptxspec.model import tmem
+from ptxspec.loading.descriptor_checks import check_descriptors
 from ptxspec.model.isa import TargetSetError, Version, resolve_target_set
 from ptxspec.model.spec import Spec
-from ptxspec.model.tmem import COLUMNS
+from ptxspec.semantics.operands import checked
 
 __all__ = ["check_model"]
 
@@ -56,7 +56,7 @@ def check_model(p: Problems, spec: Spec, docs) -> None:
     _variants(report, spec, family_docs)
     _sparsities(report, spec, docs["layouts"])
     _swizzles(report, spec, docs["smem"])
-    _tmem(report, spec, docs["descriptor"])
+    check_descriptors(report, spec, docs)
 
 
 # -- files ------------------------------------------------------------------------------------
@@ -125,6 +125,7 @@ def _clause(report, spec: Spec, clause, pos: Pos) -> None:
 # -- variants: shapes, registers, opcodes ----------------------------------------------------
 
 def _variants(report, spec: Spec, family_docs) -> None:
+    defaults: dict = {}  # operand -> why its default is illegal (None: it is legal)
     for v in spec.variants:
         bounds = family_docs[v.family].data.get("shape_bounds") if v.family in family_docs else None
         if v.m is not None or v.n is not None or v.k is not None:
@@ -144,10 +145,26 @@ def _variants(report, spec: Spec, family_docs) -> None:
             if o.kind == "fragment" and o.regs < 1:
                 report(v.pos, f"group {v.group!r}: operand {o.name} of {v.id} takes {o.regs} registers; a "
                        "fragment takes at least one", cause=("regs", o.name))
-            if o.default is not None and not _legal(o, o.default):
-                report(_operand_pos(v, o.name, "default"), f"operand {o.name}: default {o.default} is not one of "
-                       f"its legal values ({_legal_text(o)})")
+            if o.default is not None:
+                _default(report, v, o, defaults)
         _opcode(report, v)
+
+
+def _default(report, v, o, seen: dict) -> None:
+    """The operand's default is one of its legal values, and a value the API takes for it (an
+    operand's fields decide: each distinct operand is checked once)."""
+    if o not in seen:
+        seen[o] = None
+        if not _legal(o, o.default):
+            seen[o] = f"operand {o.name}: default {o.default} is not one of its legal values ({_legal_text(o)})"
+        else:
+            try:
+                checked(v, {o.name: o.default})
+            except (TypeError, ValueError) as exc:
+                why = str(exc).removeprefix(f"{v.id}: ")
+                seen[o] = f"operand {o.name}: default {o.default} is no value the operand takes ({why})"
+    if seen[o] is not None:
+        report(_operand_pos(v, o.name, "default"), seen[o])
 
 
 def _legal(o, value: int) -> bool:
@@ -164,6 +181,10 @@ def _legal_text(o) -> str:
 
 def _operand_pos(v, name: str, key: str) -> Pos:
     """The key of an operand's entry in the variant's signature (or the group)."""
+    for origin in v.sources.get(f"operand.{name}", ()):  # the very entry, of several chosen by `when`
+        entry = origin.value
+        if isinstance(entry, PosDict):
+            return entry.at(key) if key in entry else entry.pos
     for origin in v.sources.get("operands", ()):
         sig = origin.value
         if isinstance(sig, PosList):
@@ -232,6 +253,9 @@ def _sparsities(report, spec: Spec, docs) -> None:
             if sp is None:
                 continue
             units = sp.element_units
+            if sp.kept * 2 != sp.chunk:
+                report(body.at("kept"), f"sparsity {name}: a chunk of {sp.chunk} units keeps half of them, not {sp.kept}")
+                continue
             nibbles = body["valid_nibbles"]
             for i, x in enumerate(nibbles):
                 first, second = x & 3, x >> 2
@@ -283,140 +307,4 @@ def _swizzle_problem(swizzle, mode, offsets) -> str | None:
             if not np.array_equal(np.sort(block), a[j * mode.repeat:(j + 1) * mode.repeat]):
                 return (f"not a permutation of the {mode.repeat}-byte block at byte {j * mode.repeat}"
                         + (f" with base offset {o}" if len(offsets) > 1 else ""))
-    return None
-
-
-# -- tensor memory ----------------------------------------------------------------------------
-
-def _tmem(report, spec: Spec, docs) -> None:
-    for doc in docs:
-        d = doc.data
-        desc = spec.descriptors.get((d["family"], d["name"]))
-        if desc is None:
-            continue
-        if _bad_shapes(report, d, desc):
-            continue
-        places = {t["id"]: t for t in d.get("tmem_layouts", [])}
-        for lay in desc.tmem_layouts:
-            problem = _datapath_problem(lay, desc.shapes)
-            if problem:
-                report(_where(places[lay.id], "id", *problem), f"tmem layout {lay.id}: {problem[1]}")
-        places = {s["name"]: s for s in d.get("scale_factor_layouts", [])}
-        for sf in desc.scale_factor_layouts:
-            problem = _scale_problem(sf)
-            if problem:
-                report(_where(places[sf.name], "name", *problem), f"scale-factor layout {sf.name}: {problem[1]}")
-        places = {m["name"]: m for m in d.get("metadata_layouts", [])}
-        for ml in desc.metadata_layouts:
-            problem = _metadata_problem(desc, ml)
-            if problem:
-                report(_where(places[ml.name], "name", *problem), f"metadata layout {ml.name}: {problem[1]}")
-
-
-def _bad_shapes(report, d, desc) -> bool:
-    """An M or N below 1, or an N wider than tensor memory (D takes a column per element of a
-    row): reported at its shape."""
-    bad = False
-    for i, sh in enumerate(desc.shapes):
-        for key, vs in (("m", sh.m), ("n", sh.n), ("m_sparse", sh.m_sparse or ()), ("n_sparse", sh.n_sparse or ())):
-            if vs and min(vs) < 1:
-                report(d["shapes"][i].at(key), f"{key}: {key[0].upper()} = {min(vs)} is not a size (at least 1)")
-                bad = True
-            elif vs and key[0] == "n" and max(vs) > COLUMNS:
-                report(d["shapes"][i].at(key), f"{key}: N = {max(vs)} would take more than the {COLUMNS} columns of "
-                       "tensor memory")
-                bad = True
-    return bad
-
-
-def _where(entry, default: str, key: str | None, message: str) -> Pos:
-    """The line of the formula a problem names (`key`, or the one whose text the message quotes),
-    else the layout's first line."""
-    if key is None:
-        key = next((k for k in ("lane", "column", "byte", "bit") if isinstance(entry.get(k), str)
-                    and repr(entry[k]) in message), default)
-    return entry.at(key)
-
-
-def _ns(lay, shapes) -> list[int]:
-    """Every N some shape allows with one of the layout's cases (M, CTA group, sparsity, .ws)."""
-    ns: set[int] = set()
-    for m, cta, sparse, ws in lay.cases:
-        for sh in shapes:
-            if sh.cta_group != cta or sh.ws != ws:
-                continue
-            for sp in sparse:
-                if m in (sh.m_sparse if sp and sh.m_sparse is not None else sh.m):
-                    ns.update(sh.n_sparse if sp and sh.n_sparse is not None else sh.n)
-    return sorted(ns)
-
-
-def _datapath_problem(lay, shapes) -> tuple[str | None, str] | None:
-    """(the formula at fault, or None for the layout as a whole; what is wrong), or None."""
-    for L in lay.alignments:
-        for n in _ns(lay, shapes) or [64]:  # 64: the N its figure is drawn at
-            at = f" (N = {n}" + (f", L = {L})" if len(lay.alignments) > 1 else ")")
-            try:
-                lane, col = tmem.d_cells(lay, n, L)
-            except (ExprError, ArithmeticError, ValueError) as exc:  # formula: the one at fault, where known
-                return getattr(exc, "formula", None), f"{exc}{at}"
-            if lane.min() < 0 or lane.max() >= tmem.LANES:
-                bad = int(lane.min() if lane.min() < 0 else lane.max())
-                return "lane", f"D lands in lane {bad}, outside 0-{tmem.LANES - 1}{at}"
-            if col.min() < 0 or col.max() >= tmem.COLUMNS:
-                bad = int(col.min() if col.min() < 0 else col.max())
-                return "column", f"D lands in column {bad}, outside 0-{tmem.COLUMNS - 1}{at}"
-            if np.bincount((lane * tmem.COLUMNS + col).ravel()).max() > 1:
-                return None, f"two elements of D land in one cell{at}"
-            try:
-                lanes = tmem.a_cells(lay, 1, tmem.CELL_BITS, L)[0] if lay.a_lanes else None
-            except (ExprError, ArithmeticError, ValueError) as exc:
-                return getattr(exc, "formula", "a_lanes"), f"{exc}{at}"
-            if lanes is not None and (lanes.min() < 0 or lanes.max() >= tmem.LANES):
-                return "a_lanes", f"a row of A lands outside lanes 0-{tmem.LANES - 1}{at}"
-    return None
-
-
-def _metadata_problem(desc, ml) -> tuple[str | None, str] | None:
-    """Every chunk of every row of each kind's sparse K, under each data path and selector, in
-    tensor memory and in a 4-bit field of its own."""
-    rules = {k: r for r in desc.sparsity for k in r.kinds}
-    rows = {t.id: t.rows for t in desc.tmem_layouts}
-    for kind in ml.kinds:
-        if kind not in rules or kind not in desc.k:
-            continue
-        chunks = 2 * desc.k[kind] // rules[kind].chunk
-        for path in ml.datapaths:
-            for sel in ml.ids:
-                at = f" ({kind}, layout {path}, selector {sel})"
-                try:
-                    lane, col, bit = tmem.metadata_cells(ml, rows.get(path, tmem.LANES), chunks, sel)
-                except tmem.TmemError as exc:
-                    return getattr(exc, "formula", "bit"), f"{exc}{at}"
-                except (ExprError, ArithmeticError, ValueError) as exc:
-                    return None, f"{exc}{at}"
-                if lane.min() < 0 or lane.max() >= tmem.LANES:
-                    return "lane", f"a chunk lands outside lanes 0-{tmem.LANES - 1}{at}"
-                if col.min() < 0 or col.max() >= tmem.COLUMNS:
-                    return "column", f"a chunk lands outside columns 0-{tmem.COLUMNS - 1}{at}"
-                if (bit % 4).any():
-                    return "bit", f"a 4-bit field starts at bit {int(bit[bit % 4 != 0][0])}, not a multiple of 4{at}"
-                if np.bincount(((lane * tmem.COLUMNS + col) * 8 + bit // 4).ravel()).max() > 1:
-                    return None, f"two chunks land in one 4-bit field{at}"
-    return None
-
-
-def _scale_problem(sf) -> tuple[str | None, str] | None:
-    extent, n = tmem.scale_example(sf)
-    try:
-        lane, col, byte = tmem.scale_cells(sf, extent, 4, 0, n)
-    except (ExprError, ArithmeticError, ValueError) as exc:
-        return getattr(exc, "formula", None), str(exc)
-    if lane.min() < 0 or lane.max() >= tmem.LANES:
-        return "lane", f"a factor lands outside lanes 0-{tmem.LANES - 1}"
-    if col.min() < 0 or col.max() >= tmem.COLUMNS:
-        return "column", f"a factor lands outside columns 0-{tmem.COLUMNS - 1}"
-    for q in range(len(lane)):
-        if np.bincount(((lane[q] * tmem.COLUMNS + col) * 4 + byte).ravel()).max() > 1:
-            return None, f"two factors land in one byte (copy {q})"
     return None

@@ -28,6 +28,8 @@ at (a piece's content points into `pieces:`, an override to its own line).
 """
 from __future__ import annotations
 
+from typing import Any  # parsed YAML: PosDict / PosList / scalars, read by their keys
+
 from ptxspec.core.errors import Pos, PosDict, PosList, Problems, did_you_mean
 
 USE, PIECES, DEFAULTS = "use", "pieces", "defaults"
@@ -42,7 +44,7 @@ class _Cycle(Exception):
         self.at = at
 
 
-def _copy(node, pos: Pos | None = None):
+def _copy(node: Any, pos: Any = None) -> Any:
     """A deep copy keeping positions (mappings and lists are PosDict / PosList)."""
     if isinstance(node, dict):
         out = PosDict((k, _copy(v)) for k, v in node.items())
@@ -57,9 +59,9 @@ def _copy(node, pos: Pos | None = None):
     return node
 
 
-def merge(base, over):
+def merge(base: Any, over: Any) -> Any:
     """`over` on top of `base`: mappings merge key by key (recursively), anything else is replaced."""
-    if isinstance(base, dict) and isinstance(over, dict):
+    if isinstance(base, PosDict) and isinstance(over, PosDict):
         out = _copy(base)
         out.pos = over.pos
         for k, v in over.items():
@@ -77,7 +79,7 @@ class Composer:
         self.scopes = scopes  # [(pieces PosDict)], nearest first
         self.used: set[tuple[int, str]] = set()  # (id of the scope, piece name)
 
-    def piece(self, name, at: Pos, chain: tuple):
+    def piece(self, name, at: Pos, chain: tuple) -> Any:
         if not isinstance(name, str):
             self.p.add(at, f"`use` names a piece by its name (a string); got {name!r}")
             return None
@@ -93,22 +95,22 @@ class Composer:
                                                                if known else " (no pieces are defined here)"))
         return None
 
-    def expand(self, node, chain: tuple = ()):
+    def expand(self, node: Any, chain: tuple = ()) -> Any:
         """The node with every `use` in it resolved (a new node; `node` is left as it was)."""
         if len(chain) > MAX_DEPTH:
             raise _Cycle(" -> ".join(chain[:4]) + " -> ...", None)
-        if isinstance(node, dict):
+        if isinstance(node, PosDict):
             if USE in node:
                 return self._use(node, chain)
             out = PosDict((k, self.expand(v, chain)) for k, v in node.items())
             out.pos, out.key_pos = node.pos, dict(node.key_pos)
             return out
-        if isinstance(node, list):
+        if isinstance(node, PosList):
             out, where = PosList(), []
             for i, item in enumerate(node):
-                if isinstance(item, dict) and set(item) == {USE} and not isinstance(item[USE], list):  # (a list merges)
+                if isinstance(item, PosDict) and set(item) == {USE} and not isinstance(item[USE], list):  # (a list merges)
                     got = self.piece(item[USE], item.at(USE), chain)
-                    if isinstance(got, list):  # a list piece: its items take the reference's place
+                    if isinstance(got, PosList):  # a list piece: its items take the reference's place
                         out.extend(got)
                         where.extend(got.item_pos)
                         continue
@@ -121,7 +123,7 @@ class Composer:
             return out
         return node
 
-    def _use(self, node, chain: tuple):
+    def _use(self, node: Any, chain: tuple) -> Any:
         names = node[USE] if isinstance(node[USE], list) else [node[USE]]
         base = None
         for name in names:
@@ -153,17 +155,17 @@ class Composer:
         return out
 
 
-def compose(data, family_pieces, problems: Problems, used: set | None = None, own_used_here: bool = True):
+def compose(data: Any, family_pieces, problems: Problems, used: set | None = None, own_used_here: bool = True):
     """One parsed document composed: its `use` references resolved against its own `pieces` and its
     family's, an instruction's `defaults` applied to each of its groups; `pieces` and `defaults`
     removed. `used` collects (id of a scope, piece name) for the check that every piece is used; a
     family's own pieces serve its instruction files (`own_used_here` false)."""
-    if not isinstance(data, dict):
+    if not isinstance(data, PosDict):
         return data
     own = data.get(PIECES, {})
     scopes = [s for s in (own, family_pieces) if isinstance(s, dict) and s]
-    for label, s in ((PIECES, own), (DEFAULTS, data.get(DEFAULTS, {}))):
-        if not isinstance(s, dict):
+    for label in (PIECES, DEFAULTS):
+        if label in data and not isinstance(data[label], PosDict):
             problems.add(data.at(label), f"`{label}` is a mapping (name: value)")
             return data
     c = Composer(problems, scopes)
@@ -176,8 +178,8 @@ def compose(data, family_pieces, problems: Problems, used: set | None = None, ow
         problems.add(exc.at or (data.at(PIECES) if PIECES in data else data.pos),
                      f"pieces use each other in a cycle: {exc}")
         return body
-    if defaults and isinstance(out.get("groups"), list):
-        groups = PosList(merge(defaults, g) if isinstance(g, dict) else g for g in out["groups"])
+    if defaults and isinstance(out.get("groups"), PosList):
+        groups = PosList(merge(defaults, g) if isinstance(g, PosDict) else g for g in out["groups"])
         groups.pos, groups.item_pos = out["groups"].pos, list(out["groups"].item_pos)
         out["groups"] = groups
     elif DEFAULTS in data and "groups" not in data:

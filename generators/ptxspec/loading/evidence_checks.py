@@ -4,7 +4,10 @@ the files it names; each problem located at its JSON line.
 The schema says the shapes; these say the facts a schema cannot: a result has no more mismatches
 than outputs, a date is a day of the calendar, the campaign is named as its file, the hardware is
 a GPU of the target's architecture, the records and notes it names exist, and no JSON key is
-written twice (json.loads keeps the last silently, so a doubled result hid the first).
+written twice (json.loads keeps the last silently, so a doubled result hid the first). Where the
+records are there, its `results` must be what they say (a count changed or a result deleted by
+hand is refused) and its `proves` what their format can prove (ptxspec.loading.evidence_records;
+each record read as the evidence files are: a regular file of at most EVIDENCE_BYTES).
 
 Records and notes are looked for where a checkout keeps them (records beside the evidence files,
 notes from the repository root); an installed package carries the evidence files only, and where
@@ -14,17 +17,23 @@ from __future__ import annotations
 
 import bisect
 import datetime
+import hashlib
 import json
 import re
 from pathlib import Path, PurePosixPath
 
 from ptxspec.core.errors import Pos, Problems
+from ptxspec.loading.evidence_records import RecordError, read_record
 from ptxspec.loading.yamlsrc import read_regular
 
 __all__ = ["check_evidence", "json_positions", "locate", "referenced", "GPU_ARCH", "EVIDENCE_BYTES"]
 
-#: The largest evidence file read (the largest today is 0.2 MB): a file past it is a located error.
+#: The largest evidence or record file read (the largest today are 0.2 MB and 1.8 MB): a file past
+#: it is a located error.
 EVIDENCE_BYTES = 16 << 20
+#: Results unlike the records reported one by one; the rest in one line (a wrong records list
+#: would otherwise give a line per variant).
+SHOWN = 5
 
 #: The architecture (compute capability x 10) of each GPU an evidence file may name as `hardware`
 #: (NVIDIA's CUDA GPU list); a campaign's target must be of it (an H100 runs sm_90 and sm_90a code).
@@ -148,12 +157,81 @@ def check_evidence(path: Path, text: str, doc: dict, problems: Problems) -> bool
         why = _path_problem(root.parent, doc["notes"], "notes")
         if why:
             add(("notes",), why)
+    if len(problems.items) == before:
+        _check_records(root, doc, add)
     return len(problems.items) == before
 
 
+def _check_records(root: Path, doc: dict, add) -> None:
+    """The campaign's `results` and `proves` against what its records say (nothing to compare where
+    the records folder is absent, as in an installed package)."""
+    records: list[str] = doc["records"]
+    if not (root / PurePosixPath(records[0]).parts[0]).is_dir():
+        return
+    formats, got = [], {}
+    for i, rel in enumerate(records):
+        if rel in records[:i]:
+            add(("records", i), f"record {rel!r} named twice: its counts would be taken twice")
+            return
+        try:
+            fmt, results = read_record(read_regular(str(_inside(root, rel)), EVIDENCE_BYTES))
+        except OSError as exc:
+            add(("records", i), f"cannot read record {rel!r}: {exc.strerror or exc}")
+            return
+        except RecordError as exc:
+            add(("records", i), f"record {rel!r} is {exc}")
+            return
+        formats.append((rel, fmt))
+        for vid, counts in results.items():
+            total = got.setdefault(vid, [0, 0, 0])
+            for k in range(3):
+                total[k] += counts[k]
+    kinds = sorted({fmt.proves for _, fmt in formats})
+    if len(kinds) > 1:
+        add(("records",), "records of campaigns that prove different things: "
+            + ", ".join(f"{rel} ({fmt.name}: {fmt.proves})" for rel, fmt in formats))
+        return
+    rel, fmt = formats[0]
+    if doc["proves"] != fmt.proves:
+        add(("proves",), f"the campaign proves {doc['proves']!r}, but its records ({rel}) are {fmt.what} records, "
+            f"which prove {fmt.proves!r}")
+        return  # its results, summaries of records of another kind, are beside the point
+    _compare_results(doc["results"], got, add)
+
+
+def _compare_results(written: dict, got: dict, add) -> None:
+    """Each result equal to the records' sum for its variant, and one for every variant they ran."""
+    wrong = []
+    for vid in sorted(set(written) | set(got)):
+        have, want = written.get(vid), got.get(vid)
+        if have == want:
+            continue
+        if want is None:
+            wrong.append((("results", vid), f"result of {vid} {have}: no record of the campaign ran it"))
+        elif have is None:
+            wrong.append((("results",), f"results lack {vid}, which the records ran: {want}"))
+        else:
+            wrong.append((("results", vid), f"result of {vid} is {have}, but the records give {want}"))
+    for where, message in wrong[:SHOWN]:
+        add(where, message + " ([cases, outputs, mismatches]: python3 evidence/summarize.py writes them)")
+    if len(wrong) > SHOWN:
+        add(("results",), f"{len(wrong) - SHOWN} more results unlike the records (the first {SHOWN} are reported)")
+
+
+def _digest(target: Path | None) -> str:
+    """A record's SHA-256 (what check_evidence compares results with), or why there is none."""
+    if target is None or not target.is_file():
+        return "absent"
+    try:
+        return hashlib.sha256(read_regular(str(target), EVIDENCE_BYTES)).hexdigest()
+    except OSError as exc:
+        return f"unreadable {exc.errno}"
+
+
 def referenced(directory: Path | None) -> list[str]:
-    """Each record and notes path the evidence files under `directory` name, with whether it exists
-    (what check_evidence reads besides the files themselves: the model cache's key digests it)."""
+    """Each record and notes path the evidence files under `directory` name, with a record's digest
+    and whether a notes file exists (what check_evidence reads besides the files themselves: the
+    model cache's key digests it, so that a changed record is compared again)."""
     out: list[str] = []
     if directory is None or not Path(directory).is_dir():
         return out
@@ -164,10 +242,11 @@ def referenced(directory: Path | None) -> list[str]:
             continue
         if not isinstance(doc, dict):
             continue
-        rels = [(path.parent, r) for r in doc.get("records") or [] if isinstance(r, str)]
+        records = doc.get("records")
+        for rel in records if isinstance(records, list) else []:
+            if isinstance(rel, str):
+                out.append(f"{path.name}:{rel}:{_digest(_inside(path.parent, rel))}")
         if isinstance(doc.get("notes"), str):
-            rels.append((path.parent.parent, doc["notes"]))
-        for base, rel in rels:
-            target = _inside(base, rel)
-            out.append(f"{path.name}:{rel}:{target is not None and target.is_file()}")
+            target = _inside(path.parent.parent, doc["notes"])
+            out.append(f"{path.name}:{doc['notes']}:{target is not None and target.is_file()}")
     return out

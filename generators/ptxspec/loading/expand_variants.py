@@ -5,79 +5,33 @@ from __future__ import annotations
 
 import itertools
 import os
-from dataclasses import dataclass, field
 
-from ptxspec.core.errors import Pos, PosDict, did_you_mean
-from ptxspec.core.expr import ExprError, Formula
+from ptxspec.core.errors import did_you_mean
+from ptxspec.core.expr import ExprError
 from ptxspec.loading.context import Context, Origin, int_set
+from ptxspec.loading.group_plan import GroupPlan, Refinement
+from ptxspec.loading.map_checks import MapChecks
 from ptxspec.loading.resolve_tables import Layouts
-from ptxspec.model.family import Instruction
-from ptxspec.model.fragments import FragmentLayout, Sparsity
-from ptxspec.model.isa import Requirement, Version
 from ptxspec.model import predicates
+from ptxspec.model.isa import Requirement
 from ptxspec.model.kinds import KINDS
 from ptxspec.model.opcodes import fill_template
 from ptxspec.model.operand_kind import OperandContext
 from ptxspec.model.spec import Spec
 from ptxspec.model.variant import Operand, Variant
 
-REGS_NAMES = frozenset({"M", "N", "K", "abits", "bbits", "cbits", "dbits"})
 #: The most registers a thread has on every target (the CUDA C++ Programming Guide's "maximum number
 #: of 32-bit registers per thread", 255 from compute capability 7.0 to 12.x): no operand of one
 #: instruction can take more. A limit of the programming model, not a fact of the instructions, and
 #: kept out of isa.yaml so that a spec revision without it still loads (`ptxspec diff OLD NEW`).
 MAX_REGISTERS = 255
-EXCLUDED = object()  # what `variant` gives for a combination a rule excludes
 
 
-@dataclass
-class Refinement:
-    """A rule of an instruction file (`refinements:`): for the variants `when` matches, a narrower
-    requirement, an order of the metadata, no variant at all (`exclude`, with the reason), other
-    option values (`options`: these instead of the group's; `without`: the group's but these), or
-    the erratum that says ptxas accepts them beyond the manual."""
-    when: dict
-    ptx: Version | None
-    targets: frozenset[str] | None
-    origin: Origin
-    metadata_order: str = ""
-    exclude: bool = False
-    options: dict = field(default_factory=dict)  # option axis -> the values the variants accept
-    ptxas_only: str = ""
-    without: dict = field(default_factory=dict)  # option axis -> values the variants do not accept
-    used: bool = False
-
-    def matches(self, fields: dict) -> bool:
-        return predicates.matches(self.when, fields)
+class Excluded:
+    """What `variant` gives for a combination a rule excludes (no variant, and no problem)."""
 
 
-@dataclass
-class FragmentSpec:
-    matrix: str
-    layout: str | None  # layout name template; None: register count only
-    regs: Formula | None  # None: as many as the layout's elements fill
-    node: PosDict  # the group's fragments entry (a bare layout name reads as {layout: name})
-    containers: bool
-
-
-@dataclass
-class GroupPlan:
-    """Everything about a group that is the same for each of its variants."""
-    inst: Instruction
-    threads: int
-    node: PosDict  # the group's YAML mapping
-    pos: Pos
-    requirement: Requirement
-    template: str
-    axes: list[list[tuple[str, str]]]
-    signature: list
-    shapes: list[tuple]
-    combos: list[tuple[str, str, str, str]]
-    sparsity: Sparsity | None
-    fragments: dict[str, FragmentSpec]
-    sources: dict[str, tuple[Origin, ...]] = field(default_factory=dict)
-    options: dict[str, list[str]] = field(default_factory=dict)  # option axis -> values
-    fragments_taken: set[str] = field(default_factory=set)  # the matrices some variant's operands take
+EXCLUDED = Excluded()
 
 
 def _nowhere(p, r: Refinement, what: str) -> None:
@@ -87,7 +41,8 @@ def _nowhere(p, r: Refinement, what: str) -> None:
           "its instruction or group requires", cause=("nowhere", id(r)))
 
 
-def option_requirements(plan: GroupPlan, options: dict, refinements, fields: dict, values: dict, req, p=None):
+def option_requirements(plan: GroupPlan, options: dict, refinements, fields: dict, values: dict, req,
+                        p=None) -> tuple[dict[str, tuple[tuple[str, Requirement], ...]], str]:
     """Each option value with its requirement: the variant's, narrowed by the refinements that
     name the value (and match the variant's other fields); and the opcode template with the
     option placeholders left in. An option a refinement leaves valid nowhere is reported to `p`."""
@@ -124,7 +79,7 @@ class VariantExpander:
         self.family_docs = family_docs  # family name -> its document (for the origins of matrices)
         self.target_origins = target_origins  # target name -> its isa.yaml entry
         self._targets_src: dict[frozenset, tuple[Origin, ...]] = {}
-        self._checked: dict[tuple, bool] = {}  # maps already checked, and whether they passed
+        self.maps = MapChecks(ctx, spec, layouts, family_docs)
         self._shared: dict = {}  # equal parts of variants, made one object (memory, the model cache)
 
     def shared(self, key, make):
@@ -141,7 +96,7 @@ class VariantExpander:
                 plan.shapes, plan.combos, g.get("satfinite", [False]), g.get("op", [""]), g.get("forms", [""]),
                 itertools.product(*plan.axes)):
             var = self.variant(plan, refinements, (m, n, k), types, sat, op, form, dict(qv))
-            if var is EXCLUDED:
+            if isinstance(var, Excluded):
                 excluded += 1
                 continue
             if var is None:
@@ -155,7 +110,7 @@ class VariantExpander:
             self.p.add(plan.fragments[mat].node.pos, f"group {g['name']!r} maps matrix {mat!r}, which no operand of "
                        "its variants takes")
 
-    def variant(self, plan: GroupPlan, refinements, shape, types, sat, op, form, qdict) -> Variant | None:
+    def variant(self, plan: GroupPlan, refinements, shape, types, sat, op, form, qdict) -> Variant | Excluded | None:
         s, g = self.spec, plan.node
         (m, n, k), (a, b, c, dd) = shape, types
         axes = s.families[plan.inst.family].axes  # an axis the variant's opcode lacks is ''
@@ -191,7 +146,7 @@ class VariantExpander:
         for r in rules:  # values the rules take away, from whatever the group or a rule gave
             for axis, gone in r.without.items():
                 options[axis] = [x for x in options.get(axis, []) if x not in gone]
-        options, option_template = option_requirements(plan, options, refinements, fields, values, req, self.p)
+        required, option_template = option_requirements(plan, options, refinements, fields, values, req, self.p)
         nodes = [o for o in plan.signature if (not o.get("forms") or form in o["forms"])
                  and ("when" not in o or predicates.matches(o["when"], fields))]
         # a group's fragments map the matrices its operands take: those this variant's operands
@@ -202,9 +157,9 @@ class VariantExpander:
         if layouts is None:
             return None
         fl, regs_only = layouts
-        if plan.sparsity is not None and not self.check_sparsity(plan.sparsity, plan.threads, m, n, k):
+        if plan.sparsity is not None and not self.maps.check_sparsity(plan.sparsity, plan.threads, m, n, k):
             return None
-        if not self.check_scale_maps(plan, m, n, k):
+        if not self.maps.check_scale_maps(plan, m, n, k):
             return None
         by_field = {"atype": a, "btype": b, "ctype": c, "dtype": dd}
         mats = s.families[plan.inst.family].matrices
@@ -235,13 +190,14 @@ class VariantExpander:
                                tuple((mat, lay.name) for mat, (lay, _, _) in fl.items()),
                                tuple(o.scale_map for o in operands if o.scale_map), tuple(id(o) for o in nodes)),
                               lambda: self.sources(plan, matched, req, fl, operands, nodes))
-        # a qualifier the opcode lacks is no qualifier of it; the rest in the family's axis order
+        # the qualifiers the group lists (a value of the empty string where the opcode lacks it), in the
+        # family's axis order
         rank = {q: i for i, q in enumerate(s.families[plan.inst.family].axes)}
-        qdict = {q: qdict[q] for q in sorted(qdict, key=lambda q: rank.get(q, len(rank))) if qdict[q]}
+        qdict = {q: qdict[q] for q in sorted(qdict, key=lambda q: rank.get(q, len(rank)))}
         qdict = self.shared(("qualifiers", *qdict.items()), lambda: qdict)
         fl = self.shared(("layouts", *((mat, id(lay), bits, shp) for mat, (lay, bits, shp) in fl.items())), lambda: fl)
-        options = self.shared(("options", option_template, *((a, vals) for a, vals in options.items())),
-                              lambda: options)
+        required = self.shared(("options", option_template, *((a, vals) for a, vals in required.items())),
+                               lambda: required)
         return Variant(
             id=f"{ptx}:{form}" if form else ptx, family=plan.inst.family, instruction=plan.inst.name, ptx=ptx,
             form=form, m=m, n=n, k=k, atype=a, btype=b, ctype=c, dtype=dd, satfinite=sat, op=op,
@@ -249,7 +205,7 @@ class VariantExpander:
             threads=plan.threads, spec=s, qualifiers=qdict, fragment_layouts=fl, sparsity=plan.sparsity,
             metadata_order=order if plan.sparsity is not None else "", batch=g.get("batch", 1),
             ptxas_only=ptxas_only, hardware_note=" ".join(g.get("hardware_note", "").split()),
-            options=options, option_template=option_template, sources=sources)
+            options=required, option_template=option_template, sources=sources)
 
     def sources(self, plan: GroupPlan, matched, req, fl, operands, nodes) -> dict[str, tuple[Origin, ...]]:
         """The YAML nodes that determined a variant's fields (Variant.sources); `rules` the
@@ -290,6 +246,7 @@ class VariantExpander:
             if mat not in taken:
                 continue
             if fs.layout is None:  # the register count is known, the map is not (see the group)
+                assert fs.regs is not None  # the resolver gives a fragment a layout, a count or both
                 try:
                     regs_only[mat] = int(fs.regs(**shape_env, **{x: bits.get(x, 0) for x in
                                                                   ("abits", "bbits", "cbits", "dbits")}))
@@ -320,85 +277,10 @@ class VariantExpander:
             # the group's own regs formula is part of what is checked: two groups sharing a layout
             # each state theirs (fuzz seed 23, tree 8913: a second group's '2**62' went unread)
             key = (lay.name, ebits, (m, n, k), mat, plan.sparsity is not None, batch, fs.node.at("regs"))
-            if key not in self._checked:
-                self._checked[key] = self.check_fragment(plan, fs, lay, ebits, shape, {**bits, f"{mat}bits": ebits})
-            if not self._checked[key]:
+            if not self.maps.fragment(key, plan, fs, lay, ebits, shape, {**bits, f"{mat}bits": ebits}):
                 return None
             fl[mat] = (lay, ebits, (m or 0, n or 0, k or 0))
         return fl, regs_only
-
-    def check_fragment(self, plan: GroupPlan, fs: FragmentSpec, lay: FragmentLayout, ebits, shape, bits) -> bool:
-        m, n, k = shape
-        mat, g = fs.matrix, plan.node
-        try:
-            fmap = lay.evaluate(plan.threads, ebits, m or 0, n or 0, k or 0)
-        except ExprError as exc:
-            if lay.name not in self.layouts.broken:  # one report per layout, not per shape using it
-                self.layouts.broken.add(lay.name)
-                self.p.add(lay.pos, f"layout {lay.name} for m{m}n{n}k{k}: {exc}")
-            return False
-        try:  # no `regs`: the layout says how many (its elements, at their width)
-            regs = fmap.regs if fs.regs is None else int(fs.regs(M=m or 0, N=n or 0, K=k or 0, **{
-                b: bits.get(b, 0) for b in ("abits", "bbits", "cbits", "dbits")}))
-        except ExprError as exc:
-            self.p.add(fs.node.at("regs"), f"regs for m{m}n{n}k{k}: {exc}")
-            return False
-        batch = g.get("batch", 1)
-        dims = self.spec.families[plan.inst.family].matrices[mat]
-        try:
-            want_rows, want_cols = dims.size(m or 0, n or 0, k or 0, batch, plan.sparsity is not None)
-        except ExprError as exc:
-            self.p.add(self.family_docs[plan.inst.family]["matrices"].at(mat), f"matrix {mat} for m{m}n{n}k{k}: {exc}")
-            return False
-        if (fmap.rows, fmap.cols) != (want_rows, want_cols):
-            self.p.add(fs.node.at("layout"), f"layout {lay.name} covers a {fmap.rows}x{fmap.cols} matrix but "
-                       f"{mat.upper()} of m{m}n{n}k{k} is {want_rows}x{want_cols}"
-                       + (" (packed sparse A)" if mat == "a" and plan.sparsity else "")
-                       + (f" ({batch} stacked products)" if batch > 1 else ""))
-            return False
-        problem = fmap.bijection_problem()
-        if problem:
-            self.p.add(lay.pos, f"layout {lay.name} is not a bijection for m{m}n{n}k{k}: {problem}")
-            return False
-        if regs != fmap.regs:
-            self.p.add(fs.node.at("regs"), f"regs says {regs} registers for {mat.upper()} of m{m}n{n}k{k} in group "
-                       f"{g['name']!r}, but {fmap.elements} elements of {ebits} bits fill {fmap.regs}")
-            return False
-        return True
-
-    def check_sparsity(self, sparsity: Sparsity, threads: int, m, n, k) -> bool:
-        key = ("sp", sparsity.name, m, n, k)
-        if key not in self._checked:
-            try:
-                problem = sparsity.bijection_problem(threads, m, n, k)
-            except ExprError as exc:
-                problem = str(exc)
-            if problem:
-                self.p.add(sparsity.pos, f"sparsity {sparsity.name} for m{m}n{n}k{k}: {problem}")
-            self._checked[key] = not problem
-        return self._checked[key]
-
-    def check_scale_maps(self, plan: GroupPlan, m, n, k) -> bool:
-        """Every scale map, for every legal selector, holds each scale factor in exactly one byte."""
-        for o in plan.signature:
-            if o["kind"] != "scale" or "map" not in o:
-                continue
-            sel = next(s for s in plan.signature if s["kind"] == "scale_selector" and s.get("matrix") == o.get("matrix"))
-            parts = {name: tuple(int_set(vals)) for name, vals in sel["parts"].items()}
-            key = ("scale", o["map"], o["vectors"], m, n, k, tuple(sorted(parts.items())))
-            if key not in self._checked:
-                sm = self.layouts.scale_maps[o["map"]]
-                try:
-                    problem = sm.bijection_problem(plan.threads, o["vectors"], parts, m or 0, n or 0, k or 0)
-                except ExprError as exc:
-                    problem = str(exc)
-                if problem:
-                    per = "row" if sm.matrix == "a" else "column"
-                    self.p.add(sm.pos, f"scale map {sm.name} with {o['vectors']} per {per} for m{m}n{n}k{k}: {problem}")
-                self._checked[key] = not problem
-            if not self._checked[key]:
-                return False
-        return True
 
     def operand(self, o, ctx: OperandContext) -> Operand:
         r = KINDS[o["kind"]].resolve(o, ctx)

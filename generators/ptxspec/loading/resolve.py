@@ -15,6 +15,7 @@ from ptxspec.loading.resolve_descriptors import resolve_descriptors
 from ptxspec.loading.resolve_errata import check_unused_layouts, resolve_errata
 from ptxspec.loading.resolve_instructions import InstructionResolver
 from ptxspec.loading.resolve_numerics import check_rules_used, resolve_numerics
+from ptxspec.loading.resolve_tmem import resolve_tmem
 from ptxspec.loading.resolve_tables import resolve_families, resolve_isa, resolve_layouts, resolve_smem, resolve_types
 from ptxspec.loading.tree import Tree, read_tree
 from ptxspec.model.spec import Spec
@@ -34,6 +35,7 @@ def build_model(docs: Tree, evidence_dir=None, *, evidence: bool = True) -> Spec
     layouts = resolve_layouts(ctx, docs["layouts"], isa.targets)
     smem = resolve_smem(ctx, docs["smem"], families)
     descriptors = resolve_descriptors(ctx, docs["descriptor"], families)
+    resolve_tmem(ctx, docs["layouts"], descriptors, families, layouts.sparsities)
     spec = Spec(ptx_versions=isa.ptx_versions, ptxas_versions=isa.ptxas_versions, targets=isa.targets, types=types,
                 families=families, layouts=layouts.fragments, sparsities=layouts.sparsities,
                 scale_maps=layouts.scale_maps, smem=smem,

@@ -3,25 +3,28 @@
 Checked here: the family and its selector axis exist, every selector value a layout names is a
 value of that axis and has one layout; the fields of a layout tile its bits exactly; number
 fields' `encode` formulas are bit routings (so they invert) whose legal inputs fit; codes fit
-their fields; the shapes name known selector values and CTA groups.
+their fields, and each code of a table names one value; the shapes name known selector values
+and CTA groups, and every M and N of them is one the layouts' m and n fields can encode.
 """
 from __future__ import annotations
 
+from ptxspec.core.errors import PosDict, PosList
 from ptxspec.core.expr import ExprError
 from ptxspec.loading.context import Context
 from ptxspec.loading.tree import Document
 from ptxspec.model.descriptors import (
     BitDescriptor,
+    DescriptorError,
     DescriptorCombination,
     DescriptorField,
     DescriptorLayout,
     DescriptorShape,
+    encode_number,
 )
 from ptxspec.model.family import Family
 from ptxspec.model.kinds import KINDS
 from ptxspec.model.operand_kind import int_set
 from ptxspec.model.smem import invert_encode
-from ptxspec.model.tmem import MetadataLayout, ScaleFactorLayout, SparsityRule, TmemLayout
 
 
 def _per_selector(raw, known: set[str], where, ctx: Context, what: str) -> dict:
@@ -55,9 +58,15 @@ def _field(ctx: Context, f, known: set[str], bits: int, pos) -> DescriptorField 
             if not isinstance(table, dict):
                 ctx.p.add(f.at("codes"), f"field {name}: codes for {sel or 'every kind'} must be a map name -> code")
                 return None
+            first: dict = {}
             for value, code in table.items():
+                where = table.at(value) if isinstance(table, PosDict) else f.at("codes")
                 if code >> width:
                     ctx.p.add(f.at("codes"), f"field {name}: code {code} of {value!r} does not fit in {width} bits")
+                elif code in first:  # a code names one value: decoding must give back the value encoded
+                    ctx.p.add(where, f"field {name}: {value!r} has code {code}, as {first[code]!r} has"
+                              f"{' for ' + sel if sel else ''}: a code names one value", cause=("code", name, code))
+                first.setdefault(code, value)
         return DescriptorField(name, lsb, width, f["description"], codes=codes)
     enc = ctx.formula(f, "encode", frozenset({"x"}), pos)
     if enc is None:
@@ -135,6 +144,7 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
             if cta is None or sh["cta_group"] not in cta.values:
                 ctx.p.add(d["shapes"][i].at("cta_group"), f"{sh['cta_group']!r} is not a value of axis cta_group")
             ms, ns = (tuple(int_set(sh[key])) if key in sh else None for key in ("m_sparse", "n_sparse"))
+            _encodable(ctx, d["shapes"][i], [lay for lay in layouts if set(sh["kinds"]) & set(lay.selectors)])
             shapes.append(DescriptorShape(tuple(sh["kinds"]), sh["cta_group"], sh["ws"], tuple(int_set(sh["m"])),
                                           tuple(int_set(sh["n"])), ms, ns))
         k = dict(d.get("k", {}))
@@ -144,10 +154,6 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
         key = (d["family"], d["name"])
         if key in out:
             ctx.p.add(d.at("name"), f"descriptor {d['name']} of {d['family']} is defined twice")
-        tmem = _tmem_layouts(ctx, d, cta)
-        sfl = _scale_factor_layouts(ctx, d, {t.id for t in tmem})
-        sparsity = _sparsity(ctx, d, seen)
-        meta = _metadata_layouts(ctx, d, {t.id for t in tmem}, {k for r in d.get("sparsity", []) for k in r["kinds"]})
         unstated = {}
         for sel, why in d.get("unstated", {}).items():
             if sel not in values:
@@ -156,9 +162,37 @@ def resolve_descriptors(ctx: Context, docs: list[Document], families: dict[str, 
                 ctx.p.add(d["unstated"].at(sel), f"unstated: {sel!r} has a layout ({seen[sel]})")
             unstated[sel] = " ".join(why.split())
         out[key] = BitDescriptor(d["family"], d["name"], d["operand_kind"], d["manual"], d["bits"],
-                                 d["description"], d["selector"], layouts, shapes, k, d.pos, tmem, sfl, sparsity, meta,
-                                 unstated)
+                                 d["description"], d["selector"], layouts, shapes, k, d.pos, unstated=unstated)
     return out
+
+
+def _encodable(ctx: Context, sh, layouts: list[DescriptorLayout]) -> None:
+    """Every M and N of a shape, dense and sparse, is a value the layouts' number fields of that
+    name (m, n) encode and decode back (M in units of 16 in 5 bits, say): anything else is a shape
+    no descriptor can ask for."""
+    for key in ("m", "n", "m_sparse", "n_sparse"):
+        fields = [(lay.name, f) for lay in layouts for f in lay.fields if f.name == key[0] and f.what == "number"]
+        bad = next(((x, lay, exc) for x in (int_set(sh[key]) if key in sh else ()) for lay, f in fields
+                    if (exc := _unencodable(f, x)) is not None), None)
+        if bad is not None:  # the first value of the set is enough: the others read the same way
+            x, lay, exc = bad
+            ctx.p.add(_member_pos(sh, key, x), f"{key}: {key[0].upper()} = {x} is no shape of layout {lay}: {exc}")
+
+
+def _unencodable(f: DescriptorField, x: int) -> Exception | None:
+    try:
+        encode_number(f, x)
+    except (DescriptorError, ExprError) as exc:
+        return exc
+    return None
+
+
+def _member_pos(node, key: str, x: int):
+    """The line of value x in a set written as a list, else the set's."""
+    raw = node[key]
+    if isinstance(raw, PosList) and x in raw:
+        return raw.at(raw.index(x))
+    return node.at(key)
 
 
 def _combinations(ctx: Context, lay, kinds: tuple[str, ...], fields: list[DescriptorField]) -> tuple:
@@ -199,115 +233,3 @@ def _combinations(ctx: Context, lay, kinds: tuple[str, ...], fields: list[Descri
         if ok:
             out.append(DescriptorCombination(sel, parts["when"], parts["then"], c["manual"], c.get("description", "")))
     return tuple(out)
-
-
-_TMEM_NAMES = frozenset({"m", "n", "N", "L"})
-_SF_NAMES = frozenset({"r", "s", "q", "id", "N"})
-_META_NAMES = frozenset({"r", "c", "id"})
-
-
-def _tmem_layouts(ctx: Context, d, cta) -> list[TmemLayout]:
-    """tmem_layouts: ids unique, CTA groups known, no (M, CTA group, sparsity, .ws) in two layouts."""
-    out, seen, cases_seen = [], set(), {}
-    for i, t in enumerate(d.get("tmem_layouts", [])):
-        where = d["tmem_layouts"][i]
-        if t["id"] in seen:
-            ctx.p.add(where.at("id"), f"tmem layout {t['id']} is defined twice")
-        seen.add(t["id"])
-        cases = []
-        for j, c in enumerate(t["cases"]):
-            if cta is None or c["cta_group"] not in cta.values:
-                ctx.p.add(t["cases"][j].at("cta_group"), f"{c['cta_group']!r} is not a value of axis cta_group")
-            for sp in c["sparse"]:
-                key = (c["m"], c["cta_group"], sp, c["ws"])
-                if key in cases_seen:
-                    ctx.p.add(t["cases"][j].at("m"), f"M = {c['m']}, {c['cta_group']}, sparse {sp}, ws {c['ws']} is "
-                                                     f"already layout {cases_seen[key]}'s")
-                cases_seen[key] = t["id"]
-            cases.append((c["m"], c["cta_group"], tuple(c["sparse"]), c["ws"]))
-        lane, column = (ctx.formula(t, key, _TMEM_NAMES, d.pos) for key in ("lane", "column"))
-        a_lanes = []
-        for j, src in enumerate(t.get("a_lanes", [])):
-            f = ctx.formula({"a_lane": src}, "a_lane", _TMEM_NAMES, t["a_lanes"].at(j))
-            if f is not None:
-                a_lanes.append(f)
-        if lane is None or column is None:
-            continue
-        out.append(TmemLayout(t["id"], t["manual"], t["organization"], tuple(cases), t["rows"],
-                              tuple(t.get("alignments", [0])), lane, column, tuple(a_lanes), t["description"]))
-    return out
-
-
-def _placement(ctx: Context, d, entry, ids: set[str], names: frozenset[str], keys: tuple[str, ...]):
-    """A TMEM placement's data paths must be tmem layouts; its formulas (over `names`), or None."""
-    for p in entry["datapaths"]:
-        if p not in ids:
-            ctx.p.add(entry.at("datapaths"), f"{p!r} is no tmem layout (they are {', '.join(sorted(ids))})")
-    fs = [ctx.formula(entry, key, names, d.pos) for key in keys]
-    return None if None in fs else fs
-
-
-def _scale_factor_layouts(ctx: Context, d, ids: set[str]) -> list[ScaleFactorLayout]:
-    out = []
-    placed = d.get("scale_factor_layouts", [])
-    ctx.once(placed, lambda s: s["name"], "scale-factor layout")
-    ctx.once(placed, lambda s: [f"{s['matrix']} under layout {p}" for p in s["datapaths"]],
-             "the scale-factor placement of", "datapaths")  # one per matrix and data-path layout
-    for i, s in enumerate(placed):
-        fs = _placement(ctx, d, placed[i], ids, _SF_NAMES, ("lane", "column", "byte"))
-        if fs is None:
-            continue
-        out.append(ScaleFactorLayout(s["name"], s["manual"], s["matrix"], tuple(s["datapaths"]), s["copies"],
-                                     *fs, s["description"]))  # type: ignore[arg-type]
-    return out
-
-
-def _sparsity(ctx: Context, d, kinds) -> list[SparsityRule]:
-    """sparsity: kinds of the descriptor, each in one rule; chunks of whole kept and dropped
-    sub-chunks; each code keeps half the sub-chunks, distinct and inside the chunk."""
-    rules = d.get("sparsity", [])
-    ctx.once(rules, lambda r: list(r["kinds"]), "the sparsity of", "kinds")
-    out = []
-    for i, r in enumerate(rules):
-        where, ok = rules[i], True
-        for sel in r["kinds"]:
-            if sel not in kinds:
-                ctx.p.add(where.at("kinds"), f"sparsity: {sel!r} has no layout")
-                ok = False
-        if r["chunk"] % (2 * r["unit"]):
-            ctx.p.add(where.at("unit"), f"sparsity: a chunk of {r['chunk']} is no whole number of pairs of "
-                                        f"{r['unit']}-element sub-chunks")
-            continue
-        subs, kept = r["chunk"] // r["unit"], r["chunk"] // r["unit"] // 2
-        codes = []
-        for code, pos in r["codes"].items():
-            if len(pos) != kept or len(set(pos)) != kept or max(pos) >= subs:
-                ctx.p.add(r["codes"].at(code), f"sparsity: code {code} must keep {kept} distinct sub-chunks of "
-                                               f"0-{subs - 1}, not {list(pos)}")
-                ok = False
-            codes.append((int(code, 2), tuple(pos)))
-        if ok:
-            out.append(SparsityRule(tuple(r["kinds"]), r["manual"], r["chunk"], r["unit"], tuple(codes),
-                                    r.get("description", "")))
-    return out
-
-
-def _metadata_layouts(ctx: Context, d, ids: set[str], sparse_kinds: set[str]) -> list[MetadataLayout]:
-    """metadata_layouts: kinds with a sparsity rule, known data paths, one layout per kind and
-    data path."""
-    lays = d.get("metadata_layouts", [])
-    ctx.once(lays, lambda m: m["name"], "metadata layout")
-    ctx.once(lays, lambda m: [f"{k} under layout {p}" for k in m["kinds"] for p in m["datapaths"]],
-             "the metadata layout of", "kinds")
-    out = []
-    for i, m in enumerate(lays):
-        where = lays[i]
-        for sel in m["kinds"]:
-            if sel not in sparse_kinds:
-                ctx.p.add(where.at("kinds"), f"metadata layout {m['name']}: {sel!r} has no sparsity rule")
-        fs = _placement(ctx, d, where, ids, _META_NAMES, ("lane", "column", "bit"))
-        if fs is None:
-            continue
-        out.append(MetadataLayout(m["name"], m["manual"], tuple(m["kinds"]), tuple(m["datapaths"]), tuple(m["ids"]),
-                                  *fs, m["description"]))  # type: ignore[arg-type]
-    return out

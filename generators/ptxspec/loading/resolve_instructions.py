@@ -3,9 +3,12 @@ opcode template, qualifier axes, signature, shapes, types, sparsity and fragment
 and then expanded into its variants, one per point of the cross product."""
 from __future__ import annotations
 
+from typing import Literal
+
 from ptxspec.core.errors import Pos, PosDict, did_you_mean
 from ptxspec.loading.context import Context, Origin
-from ptxspec.loading.expand_variants import REGS_NAMES, FragmentSpec, GroupPlan, Refinement, VariantExpander
+from ptxspec.loading.expand_variants import VariantExpander
+from ptxspec.loading.group_plan import REGS_NAMES, FragmentSpec, GroupPlan, Refinement
 from ptxspec.loading.resolve_tables import Layouts
 from ptxspec.loading.tree import Document
 from ptxspec.model import predicates
@@ -13,6 +16,7 @@ from ptxspec.model.family import Family, Instruction
 from ptxspec.model.isa import Requirement
 from ptxspec.model.kinds import KINDS
 from ptxspec.model.opcodes import OPCODE_FIELDS, PLACEHOLDER, placeholder_names
+from ptxspec.model.sparsity import REGISTER_MAP, Sparsity
 from ptxspec.model.spec import Spec
 from ptxspec.semantics.meanings import SEMANTICS
 
@@ -165,12 +169,9 @@ class InstructionResolver:
         combos = self.type_combos(g, inst.semantics == "mma")
         if combos is None:
             return None
-        sparsity = None
-        if "sparsity" in g:
-            sparsity = s.sparsities.get(g["sparsity"])
-            if sparsity is None:
-                self.p.add(g.at("sparsity"), f"unknown sparsity {g['sparsity']!r}{did_you_mean(g['sparsity'], s.sparsities)}")
-                return None
+        sparsity = _group_sparsity(self.p, g, s.sparsities) if "sparsity" in g else None
+        if sparsity is False:
+            return None
         if "fragments" in g and ("shape" not in g or "types" not in g):
             self.p.add(gpos, f"group {g['name']!r} has fragments but no "
                        f"{'shape' if 'shape' not in g else 'types'}: fragment maps need both")
@@ -359,3 +360,17 @@ def check_scale_operand(p, layouts, o, signature) -> bool:
               f"{o.get('matrix')!r} with parts byte_id and thread_id")
         return False
     return True
+
+
+def _group_sparsity(p, g, sparsities: dict) -> Sparsity | Literal[False]:
+    """The sparsity a group names: known, and mapping its metadata to registers (a warp-level group's
+    sparse A needs that map; tcgen05's lie in tensor memory); False, reported, otherwise."""
+    sparsity = sparsities.get(g["sparsity"])
+    if sparsity is None:
+        p.add(g.at("sparsity"), f"unknown sparsity {g['sparsity']!r}{did_you_mean(g['sparsity'], sparsities)}")
+        return False
+    if not sparsity.in_registers:
+        p.add(g.at("sparsity"), f"sparsity {g['sparsity']!r} maps no metadata to registers "
+              f"({', '.join(REGISTER_MAP)}): a group's sparse A needs that map")
+        return False
+    return sparsity

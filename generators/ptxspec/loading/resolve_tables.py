@@ -15,10 +15,11 @@ from ptxspec.loading.context import Context, Origin, int_set
 from ptxspec.loading.tree import Document
 from ptxspec.model.elements import ElementType
 from ptxspec.model.family import Axis, Family, MatrixDims
-from ptxspec.model.fragments import META_NAMES, SCALE_BYTE_NAMES, SCALE_NAMES, FragmentLayout, ScaleMap, Sparsity
+from ptxspec.model.fragments import SCALE_BYTE_NAMES, SCALE_NAMES, FragmentLayout, ScaleMap
 from ptxspec.model.isa import Target, Version
 from ptxspec.model.opcodes import OPCODE_FIELDS
 from ptxspec.model.smem import SharedMemory, SwizzleMode, invert_encode
+from ptxspec.model.sparsity import META_NAMES, Sparsity
 
 MATRIX_NAMES = frozenset({"M", "N", "K", "batch", "sparse"})
 

@@ -22,6 +22,8 @@ from referencing import Registry, Resource
 from ptxspec.core.errors import Pos, PosDict, PosList, Problems, SpecError, did_you_mean
 from ptxspec.core.paths import default_spec_dir, repo_root, schema_dir  # noqa: F401 (re-exported)
 from ptxspec.loading.compose import compose
+from ptxspec.loading.upgrade import MOVED
+from ptxspec.loading.upgrade import upgrade as upgrade_tree
 from ptxspec.loading.yamlsrc import load_file, read_regular
 
 KINDS = ("isa", "types", "family", "instruction", "layouts", "smem", "descriptor", "errata", "numerics")
@@ -99,7 +101,9 @@ def _schema_problems(doc: Document, problems: Problems) -> None:
             for key in error.instance:
                 if key not in allowed:
                     pos = _key_pos(doc.data, path, key) or locate(doc.data, path) or Pos(doc.path)
-                    problems.add(pos, f"unknown key {key!r}{did_you_mean(key, allowed)}")
+                    moved = MOVED.get((doc.kind, key))
+                    problems.add(pos, f"unknown key {key!r}" + (f": it moved to {moved}" if moved
+                                                                 else did_you_mean(key, allowed)))
             continue
         pos = locate(doc.data, path) or Pos(doc.path)
         where = "/".join(str(p) for p in path) or "document"
@@ -202,8 +206,9 @@ def _place_problem(rel: str, kind: str) -> str | None:
     return f"{article} {kind} file does not belong at {rel}: {kind} files go at {' or '.join(places)}"
 
 
-def read_tree(spec_dir: str | os.PathLike | None = None) -> Tree:
-    """Parse and schema-check every `*.yaml` under spec_dir, grouped by kind."""
+def read_tree(spec_dir: str | os.PathLike | None = None, *, upgrade: bool = False) -> Tree:
+    """Parse and schema-check every `*.yaml` under spec_dir, grouped by kind. With `upgrade`, facts
+    an older tree keeps where they used to live are moved where they live now (ptxspec diff)."""
     root = Path(spec_dir) if spec_dir is not None else default_spec_dir()
     problems = Problems()
     if not root.is_dir():
@@ -241,7 +246,7 @@ def read_tree(spec_dir: str | os.PathLike | None = None) -> Tree:
             problems.add(data.at("$schema"), f"$schema should name {kind}.schema.json for kind {kind!r}")
         parsed.append((str(path), kind, data, bool(misplaced)))
     unread = {str(path) for path, _ in files} - {path for path, *_ in parsed}  # reported already
-    for path, kind, data, misplaced in _composed(parsed, problems, unread):
+    for path, kind, data, misplaced in _composed(upgrade_tree(parsed) if upgrade else parsed, problems, unread):
         doc = Document(path, kind, data)
         _schema_problems(doc, problems)
         if not misplaced:

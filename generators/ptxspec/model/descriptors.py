@@ -20,9 +20,10 @@ from ptxspec.core.errors import Pos
 from ptxspec.core.expr import Formula
 from ptxspec.core.words import integer
 from ptxspec.model.smem import invert_encode
-from ptxspec.model.tmem import MetadataLayout, ScaleFactorLayout, SparsityRule, TmemLayout
+from ptxspec.model.sparsity import Sparsity
+from ptxspec.model.tmem import MetadataLayout, ScaleFactorLayout, TmemLayout
 
-__all__ = ["descriptor", "encode", "decode", "shapes", "DescriptorError"]
+__all__ = ["descriptor", "encode", "decode", "shapes", "encode_number", "DescriptorError"]
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,8 @@ class DescriptorShape:
 
 @dataclass
 class BitDescriptor:
-    """A run-time descriptor operand as data (spec/descriptors/): tcgen05.mma's idesc."""
+    """A run-time descriptor operand as data (spec/descriptors/): tcgen05.mma's idesc, with the
+    tensor-memory placements spec/layouts states for its shapes and kinds."""
     family: str
     name: str
     operand_kind: str
@@ -110,11 +112,28 @@ class BitDescriptor:
     shapes: list[DescriptorShape]
     k: dict[str, int]
     pos: Pos | None = None
+    # where its shapes and kinds lie in tensor memory (spec/layouts `tmem:` naming this descriptor)
     tmem_layouts: list[TmemLayout] = field(default_factory=list)
     scale_factor_layouts: list[ScaleFactorLayout] = field(default_factory=list)
-    sparsity: list[SparsityRule] = field(default_factory=list)
+    sparsity: dict[str, Sparsity] = field(default_factory=dict)  # kind -> how its sparse A is described
     metadata_layouts: list[MetadataLayout] = field(default_factory=list)
     unstated: dict[str, str] = field(default_factory=dict)  # selector value without a layout -> why
+
+    @property
+    def sparsity_kinds(self) -> list[tuple[tuple[str, ...], Sparsity]]:
+        """(kinds, sparsity) of each sparsity its kinds use, in the order the kinds are given."""
+        groups: dict[str, tuple[list[str], Sparsity]] = {}
+        for kind, sp in self.sparsity.items():
+            groups.setdefault(sp.name, ([], sp))[0].append(kind)
+        return [(tuple(kinds), sp) for kinds, sp in groups.values()]
+
+    def element_bits(self, types: dict, selector: str) -> int:
+        """Bits an element of A and B takes in memory under a selector value: the widest type its
+        layout's atype and btype codes name (a kind that allows wider types keeps every element in a
+        container that wide: e2m1 in 8 bits under kind::f8f6f4, packed under kind::mxf4)."""
+        lay = self.layout(selector)
+        names = {n for f in lay.fields if f.name in ("atype", "btype") for n in f.codes_for(selector)}
+        return max(types[n].bits for n in names)
 
     def layout(self, selector: str) -> DescriptorLayout:
         for lay in self.layouts:
@@ -137,7 +156,8 @@ def _inverse(f):
     return invert_encode(f.name, f.encode, f.width)
 
 
-def _number(f, x: int) -> int:
+def encode_number(f, x: int) -> int:
+    """The code of input x of a number field; DescriptorError where the field cannot hold it."""
     code = int(f.encode(x=x))
     if x < 0 or code < 0 or code >> f.width or _decode_number(f, code) != x:
         raise DescriptorError(f"field {f.name}: {x} cannot be encoded in {f.width} bits ({f.description})")
@@ -204,7 +224,7 @@ def encode(spec, selector: str, *, family: str = "tcgen05", name: str = "idesc",
             legal = f.legal_for(selector)
             if legal is not None and int(value) not in legal:
                 raise DescriptorError(f"{selector}: {f.name} = {value} is not one of {list(legal)}")
-            code = _number(f, int(value))
+            code = encode_number(f, int(value))
         word |= code << f.lsb
         named[f.name] = value
     broken = lay.problems(selector, named)

@@ -1,4 +1,4 @@
-"""Register fragments and sparsity metadata maps, evaluated from their spec formulas.
+"""Register fragments and block-scale factor maps, evaluated from their spec formulas.
 
 A `FragmentLayout` is a thread-value map: (thread t, element i) -> (row, col). Evaluated for
 one shape it becomes a `FragmentMap` with index arrays, which packs a matrix into registers and
@@ -17,8 +17,6 @@ from ptxspec.core.expr import ExprError, Formula, compile_formula
 
 LAYOUT_NAMES = frozenset({"t", "i", "M", "N", "K"})
 SHAPE_NAMES = frozenset({"M", "N", "K"})
-# Metadata describes A, which does not depend on N: formulas may not use it.
-META_NAMES = frozenset({"t", "n", "sel", "M", "K"})
 MAX_ELEMENTS = 1024  # per thread; the largest fragment today has 128
 MAX_DIM = 4096
 
@@ -195,61 +193,6 @@ def _as_bits(matrix, bits: int) -> np.ndarray:
     if bits < 64:
         a = a & ((1 << bits) - 1)
     return a.astype(np.uint64)
-
-
-@dataclass(frozen=True)
-class Sparsity:
-    """Structured sparsity of A and the map of the metadata register (see spec/layouts)."""
-
-    name: str
-    description: str
-    unit_bits: int
-    element_units: int
-    chunk: int
-    kept: int
-    selectors: tuple[int, ...]
-    contributes: Formula
-    row: Formula
-    chunk_index: Formula
-    valid_nibbles: tuple[int, ...]
-    pos: Pos = field(compare=False, default=Pos(""))
-    unit_elements: int = 1  # elements per index unit (2 for 4-bit types: pair-wise sparsity)
-
-    @staticmethod
-    def build(name: str, data: dict, pos: Pos) -> "Sparsity":
-        c = lambda key: compile_formula(str(data[key]), META_NAMES)
-        return Sparsity(name, data["description"], data["unit_bits"], data["element_units"], data["chunk"],
-                        data["kept"], tuple(data["selectors"]), c("contributes"), c("row"), c("chunk_index"),
-                        tuple(data["valid_nibbles"]), pos, data.get("unit_elements", 1))
-
-    def metadata_map(self, threads: int, m: int, n: int, k: int, sel: int):
-        """(contributing mask (threads,), row (threads, 8), chunk (threads, 8)) for selector sel."""
-        shape = dict(M=m, K=k, sel=sel)
-        t = np.arange(threads, dtype=np.int64)[:, None]
-        nib = np.arange(8, dtype=np.int64)[None, :]
-        contributes = np.broadcast_to(self.contributes(t=t[:, 0], n=0, **shape), (threads,)).astype(bool)
-        row = np.broadcast_to(self.row(t=t, n=nib, **shape), (threads, 8)).astype(np.int64)
-        chunk = np.broadcast_to(self.chunk_index(t=t, n=nib, **shape), (threads, 8)).astype(np.int64)
-        return contributes, row, chunk
-
-    def chunks_per_row(self, k: int) -> int:
-        return k * self.element_units // (self.chunk * self.unit_elements)
-
-    def bijection_problem(self, threads: int, m: int, n: int, k: int) -> str | None:
-        cpr = self.chunks_per_row(k)
-        for sel in self.selectors:
-            mask, row, chunk = self.metadata_map(threads, m, n, k, sel)
-            r, c = row[mask].ravel(), chunk[mask].ravel()
-            if r.size != m * cpr:
-                return (f"selector {sel}: {int(mask.sum())} threads x 8 nibbles describe {r.size} chunks, "
-                        f"but A has {m} rows x {cpr} chunks")
-            if ((r < 0) | (r >= m) | (c < 0) | (c >= cpr)).any():
-                return f"selector {sel}: a nibble maps outside the {m}x{cpr} chunk grid"
-            counts = np.bincount(r * cpr + c, minlength=m * cpr)
-            if (counts != 1).any():
-                cell = int(np.argmax(counts != 1))
-                return f"selector {sel}: chunk ({cell // cpr}, {cell % cpr}) is described {counts[cell]} times"
-        return None
 
 
 # Scale-factor maps: names their formulas may use

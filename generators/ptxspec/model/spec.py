@@ -18,9 +18,10 @@ from ptxspec.model.errata import Erratum
 from ptxspec.model.evidence import EvidenceIndex
 from ptxspec.model.family import Axis, Family, Instruction
 from ptxspec.model.fragment_loaders import LoaderTable
-from ptxspec.model.fragments import FragmentLayout, ScaleMap, Sparsity
+from ptxspec.model.fragments import FragmentLayout, ScaleMap
 from ptxspec.model.isa import Target, Version
 from ptxspec.model.smem import SharedMemory
+from ptxspec.model.sparsity import Sparsity
 from ptxspec.model.variant import Variant
 
 

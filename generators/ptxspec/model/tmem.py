@@ -1,7 +1,9 @@
 """Tensor memory as tcgen05.mma sees it: where D, A (from TMEM) and the block-scale factors lie.
 
-Everything is evaluated from the descriptor's `tmem_layouts`, `scale_factor_layouts`, `sparsity`
-and `metadata_layouts` (spec/descriptors/tcgen05.yaml); no lane or column constant lives here. Lanes and columns are
+Everything is evaluated from the placements spec/layouts states for a descriptor's shapes and
+kinds (`tmem:` of spec/layouts/tcgen05.yaml: data paths, scale factors, metadata, and each kind's
+sparsity), which the model keeps with that descriptor (`tmem_layouts`, `scale_factor_layouts`,
+`metadata_layouts`, `sparsity`); no lane or column constant lives here. Lanes and columns are
 relative to the TMEM address the instruction names; columns are 32-bit cells.
 
     from ptxspec import tmem
@@ -22,7 +24,7 @@ import numpy as np
 from ptxspec.core.expr import Formula
 from ptxspec.core.words import integer
 
-__all__ = ["datapath", "d_cells", "a_cells", "scale_layout", "scale_cells", "scale_example", "sparsity_rule",
+__all__ = ["datapath", "datapath_of", "d_cells", "a_cells", "scale_layout", "scale_cells", "scale_example", "sparsity_rule",
            "metadata_layout", "metadata_cells", "TmemError", "OutsideTensorMemory", "LANES", "COLUMNS", "CELL_BITS"]
 
 LANES = 128  # lanes of a CTA's tensor memory (PTX ISA 9.7.16.1)
@@ -61,23 +63,6 @@ class ScaleFactorLayout:
 
 
 @dataclass(frozen=True)
-class SparsityRule:
-    """How a sparse A's chunks are described for some kinds: `chunk` elements keep half, in
-    sub-chunks of `unit`; `codes` maps each meaningful 4-bit metadata field to the sub-chunks kept."""
-    kinds: tuple[str, ...]
-    manual: str
-    chunk: int
-    unit: int
-    codes: tuple[tuple[int, tuple[int, ...]], ...]
-    description: str
-
-    @property
-    def kept(self) -> int:
-        """Sub-chunks kept per chunk."""
-        return self.chunk // self.unit // 2
-
-
-@dataclass(frozen=True)
 class MetadataLayout:
     """Where the sparsity metadata of A lies in tensor memory, for some kinds and data paths."""
     name: str
@@ -97,7 +82,12 @@ class TmemError(ValueError):
 
 def datapath(spec, m: int, cta_group: str, sparse: bool, ws: bool, family: str = "tcgen05", name: str = "idesc"):
     """The data-path layout (TmemLayout) of an M, CTA group, sparsity and .ws."""
-    for lay in spec.descriptor(family, name).tmem_layouts:
+    return datapath_of(spec.descriptor(family, name), m, cta_group, sparse, ws)
+
+
+def datapath_of(desc, m: int, cta_group: str, sparse: bool, ws: bool):
+    """The data-path layout (TmemLayout) of a descriptor's M, CTA group, sparsity and .ws."""
+    for lay in desc.tmem_layouts:
         for cm, cg, sp, cws in lay.cases:
             if cm == m and cg == cta_group and bool(sparse) in sp and cws == bool(ws):
                 return lay
@@ -202,17 +192,22 @@ def scale_cells(sf, extent: int, factors: int, sf_id: int, n: int = 0) -> tuple[
                      for q in range(sf.copies)])
     col = np.broadcast_to(np.asarray(sf.column(r=r, s=s, q=0, id=sf_id, N=n), np.int64), shape).copy()
     byte = np.broadcast_to(np.asarray(sf.byte(r=r, s=s, q=0, id=sf_id, N=n), np.int64), shape).copy()
-    if (byte < 0).any() or (byte > 3).any():
-        raise TmemError(f"{sf.name}: {factors} factors from byte {sf_id} do not fit in a {CELL_BITS}-bit cell")
+    outside = (byte < 0) | (byte > CELL_BITS // 8 - 1)
+    if outside.any():
+        r0 = int(np.nonzero(outside)[0][0])
+        raise OutsideTensorMemory(f"{sf.name}: {factors} factors from byte {sf_id} do not fit in a {CELL_BITS}-bit "
+                                  f"cell (those of row {r0} land in bytes {int(byte[r0].min())} to "
+                                  f"{int(byte[r0].max())})", "byte")
     _inside(f"{sf.name}: a factor", lane, col)
     return lane, col, byte
 
 
 def sparsity_rule(spec, kind: str, family: str = "tcgen05", name: str = "idesc"):
-    """The SparsityRule of a kind: its chunk, sub-chunk and meaningful metadata codes."""
-    for r in spec.descriptor(family, name).sparsity:
-        if kind in r.kinds:
-            return r
+    """The Sparsity of a kind (ptxspec.model.sparsity): its chunk, sub-chunks and meaningful
+    metadata codes, in elements (`chunk_elements`, `subchunk_elements`, `kept_subchunks`, `codes`)."""
+    rule = spec.descriptor(family, name).sparsity.get(kind)
+    if rule is not None:
+        return rule
     raise TmemError(f"how a sparse A of {kind} is described is not in the spec")
 
 

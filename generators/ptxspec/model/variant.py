@@ -11,9 +11,10 @@ import numpy as np
 from ptxspec.core.errors import Pos
 from ptxspec.core.values import from_codes, to_codes
 from ptxspec.core.words import words
-from ptxspec.model.fragments import FragmentLayout, FragmentMap, Sparsity
+from ptxspec.model.fragments import FragmentLayout, FragmentMap
 from ptxspec.model.isa import Requirement, Version
 from ptxspec.model.opcodes import fill_template
+from ptxspec.model.sparsity import Sparsity
 
 if TYPE_CHECKING:  # annotations only: a variant belongs to a Spec, which imports this module
     from ptxspec.model.spec import Spec

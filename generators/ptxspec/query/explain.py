@@ -97,10 +97,12 @@ def explain(variant: Variant) -> list[dict]:
 def _errata(v: Variant, facts: list[dict], lines: _Lines) -> list[dict]:
     """The errata the variant's facts cite (by id, in their text), and the one that admits it."""
     errata = {e.id: e for e in v.spec.errata}
-    pattern = re.compile("|".join(re.escape(i) for i in sorted(errata, key=len, reverse=True))) if errata else None
+    # no errata: a pattern that matches nothing
+    pattern = re.compile("|".join(re.escape(i) for i in sorted(errata, key=len, reverse=True)) or r"(?!)")
     cited = [v.ptxas_only] if v.ptxas_only in errata else []
-    for f in facts if pattern else ():
+    for f in facts:
         cited += [m.group(0) for m in pattern.finditer(f["text"]) if m.group(0) not in cited]
+
     return [{"fact": "erratum", "value": i, "at": str(errata[i].pos), "text": lines.node(errata[i].pos)}
             for i in cited]
 

@@ -207,8 +207,8 @@ def _descriptor_rows(spec: Spec, out: dict[str, list[tuple]]) -> None:
         out["tmem_metadata_layouts"] += [(fam, name, m.name, k, p, json.dumps(list(m.ids)), m.lane.source,
                                           m.column.source, m.bit.source, m.manual, " ".join(m.description.split()))
                                          for m in d.metadata_layouts for k in m.kinds for p in m.datapaths]
-        out["sparsity_codes"] += [(fam, name, k, r.chunk, r.unit, code, json.dumps(list(kept)), r.manual)
-                                  for r in d.sparsity for k in r.kinds for code, kept in r.codes]
+        out["sparsity_codes"] += [(fam, name, k, r.chunk_elements, r.subchunk_elements, code, json.dumps(list(kept)),
+                                   r.manual) for k, r in d.sparsity.items() for code, kept in r.codes]
 
 
 def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]) -> None:

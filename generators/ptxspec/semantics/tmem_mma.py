@@ -45,7 +45,7 @@ from ptxspec.model import smem as smem_mod
 from ptxspec.model import tmem
 from ptxspec.semantics.operands import OperandError, address, checked, memory_image, tmem_image, words
 
-__all__ = ["tmem_mma", "Product", "product", "products"]
+__all__ = ["tmem_mma", "Product", "product", "products", "factors_per_row", "SCALE_ID_FIELDS"]
 
 
 @dataclass
@@ -194,12 +194,8 @@ def why_no_products(v) -> str:
 
 
 def _container_bits(v, kind: str) -> int:
-    """Element width in memory: a kind whose descriptor allows wider types keeps every element in a
-    container as wide as the widest (e2m1 in 8 bits under kind::f8f6f4, packed under kind::mxf4)."""
-    spec = v.spec
-    lay = instruction_descriptor(v).layout(kind)
-    names = {n for f in lay.fields if f.name in ("atype", "btype") for n in f.codes_for(kind)}
-    return max(spec.types[n].bits for n in names)
+    """Element width in memory (BitDescriptor.element_bits)."""
+    return instruction_descriptor(v).element_bits(v.spec.types, kind)
 
 
 def _elements(spec, codes, tname: str, width: int):
@@ -244,7 +240,7 @@ def _sparse_expand(p: Product, spec, packed, meta, family: str, name: str):
     """Dense A (rows, K) and its kept mask from packed A (rows, K/2) and the kept sub-chunks of
     each chunk (rows, K // chunk, kept), rising (chunk and sub-chunk from the spec's sparsity rule)."""
     rule = tmem.sparsity_rule(spec, p.kind, family, name)
-    chunk, unit, per = rule.chunk, rule.unit, rule.kept
+    chunk, unit, per = rule.chunk_elements, rule.subchunk_elements, rule.kept_subchunks
     rows, half = packed.shape
     K = half * 2
     meta = words("meta (the kept sub-chunks of each chunk)", meta, 32).astype(np.int64)
@@ -271,11 +267,12 @@ def _meta_from_tmem(v, p: Product, lay, cimg, ops, rows: int):
     if "sp_meta" not in ops:
         raise OperandError(f"{v.id} is sparse: pass sp_meta= (the metadata's TMEM address), or meta= (the kept "
                            "sub-chunks)")
-    lane, col, bit = tmem.metadata_cells(ml, rows, p.k // rule.chunk, int(p.fields.get("sparsity_selector", 0)))
+    sel = int(p.fields.get("sparsity_selector", 0))
+    lane, col, bit = tmem.metadata_cells(ml, rows, p.k // rule.chunk_elements, sel)
     lane0, col0 = _addr(v, "sp_meta", ops)
     fields = (_cells(cimg, lane + lane0, col + col0, "the sparsity metadata").astype(np.int64) >> bit) & 0xF
     table = np.full(16, -1, np.int64)
-    kept = np.zeros((16, rule.kept), np.int64)
+    kept = np.zeros((16, rule.kept_subchunks), np.int64)
     for i, (code, pos) in enumerate(rule.codes):
         table[code], kept[code] = i, pos
     bad = table[fields] < 0
@@ -314,23 +311,32 @@ def _compute(spec, p: Product, a, b, c, kept, sfa, sfb, stype, scale_input_d, ki
     raise NotImplementedError(f"arithmetic model {q.model!r} for tcgen05.mma")
 
 
+#: the idesc field that gives a scale-factor placement's `id`, per scaled matrix
+SCALE_ID_FIELDS = {"scale_a": "a_scale_id", "scale_b": "b_scale_id"}
+
+
 def scale_factors(v, p: Product) -> int:
+    """Scale factors per row of A (column of B) of a block-scaled variant under its idesc."""
+    return factors_per_row(v, instruction_descriptor(v), p.kind, p.k)
+
+
+def factors_per_row(v, desc, kind: str, k: int) -> int:
     """Scale factors per row of A (column of B): N of .scale_vec::NX; for .blockB (and '', which is
     .block32) the kind's dense K over B (Table 54: mxf8f6f4 1, mxf4 2, mxf4nvf4 .block16 4)."""
     sv = v.qualifiers.get("scale_vec", "") or "block32"
     if sv.startswith("scale_vec::"):
         return int(sv.split("::")[1].rstrip("X"))
-    if p.k == 96:
+    if k == 96:
         raise NotImplementedError(f"{v.id}: the K = 96 scale-factor placements are not in the spec")
-    return instruction_descriptor(v).k[p.kind] // int(sv[len("block"):])
+    return desc.k[kind] // int(sv[len("block"):])
 
 
 def _scales(v, p, lay, cimg, ops, rows_a):
     """(scale_a (rows, SF), scale_b (SF, N), scale type) codes of one CTA, from their TMEM placements."""
     sf = scale_factors(v, p)
     out = []
-    for matrix, extent, sid in (("scale_a", rows_a, p.fields.get("a_scale_id", 0)),
-                                ("scale_b", p.n, p.fields.get("b_scale_id", 0))):
+    for matrix, extent in (("scale_a", rows_a), ("scale_b", p.n)):
+        sid = p.fields.get(SCALE_ID_FIELDS[matrix], 0)
         place = tmem.scale_layout(v.spec, matrix, lay.id, v.family, instruction_descriptor(v).name)
         lane, col, byte = tmem.scale_cells(place, extent, sf, sid, p.n)
         base_lane, base_col = _addr(v, matrix, ops)

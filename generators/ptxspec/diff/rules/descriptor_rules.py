@@ -1,6 +1,8 @@
-"""Run-time descriptors (spec/descriptors): the layouts, fields, codes and shapes of tcgen05's idesc."""
+"""Run-time descriptors (spec/descriptors): the layouts, fields, codes and shapes of tcgen05's idesc,
+and where its shapes and kinds lie in tensor memory (spec/layouts `tmem:`)."""
 from __future__ import annotations
 
+from ptxspec.core.errors import PosDict, PosList
 from ptxspec.diff.plain import changed_fields, plain, strip_descriptions
 from ptxspec.diff.registry import Finding, rule
 from ptxspec.diff.rules.named_definitions import definitions
@@ -58,12 +60,33 @@ def shapes_changed(d):
                           hent[1] if hent else None, details={"fields": fields})
 
 
-_TMEM_KEYS = {"tmem_layouts": "id", "scale_factor_layouts": "name", "metadata_layouts": "name", "sparsity": "kinds"}
+_TMEM_KEYS = {"tmem_layouts": "id", "scale_factor_layouts": "name", "metadata_layouts": "name", "sparsity": None}
+#: where each lives in a layouts file's `tmem:`
+_SECTIONS = {"tmem_layouts": "datapaths", "scale_factor_layouts": "scale_factors", "metadata_layouts": "metadata",
+             "sparsity": "sparsity"}
 
 
-def _label(x: dict, key: str) -> str:
-    v = x[_TMEM_KEYS[key]]
-    return ", ".join(v) if isinstance(v, list) else v
+def _tmem_pos(side, name, key: str, label: str):
+    """The line that places `label` (a data path, placement or kind) in the side's `tmem:`, or None."""
+    t = side.index.tmem.get(name)
+    if not isinstance(t, PosDict):
+        return None
+    node = t.get(_SECTIONS[key])
+    if isinstance(node, PosDict) and label in node:
+        return node.at(label)
+    if isinstance(node, PosList):
+        for i, x in enumerate(node):
+            if isinstance(x, dict) and label in (x.get("id"), x.get("name")):
+                return node.at(i)
+    return t.at(_SECTIONS[key])
+
+
+def _entries(desc, key: str) -> dict:
+    """label -> plain data without descriptions: placements by id or name, sparsity by kind."""
+    items = plain(getattr(desc, key))
+    if _TMEM_KEYS[key] is None:  # kind -> its sparsity
+        return {k: strip_descriptions({f: v for f, v in x.items() if f != "name"}) for k, x in items.items()}
+    return {x[_TMEM_KEYS[key]]: strip_descriptions(x) for x in items}
 
 
 @rule("descriptor.tmem_changed", "breaking",
@@ -72,9 +95,10 @@ def _label(x: dict, key: str) -> str:
 def tmem_changed(d):
     for name, bo, ho, _, hent in definitions(d, "descriptor").common():
         for key in _TMEM_KEYS:
-            b = {_label(x, key): strip_descriptions(x) for x in plain(getattr(bo, key))}
-            h = {_label(x, key): strip_descriptions(x) for x in plain(getattr(ho, key))}
+            b, h = _entries(bo, key), _entries(ho, key)
             changed = sorted(k for k in set(b) | set(h) if b.get(k) != h.get(k))
             if changed:
+                side, at = (d.h, "head") if changed[0] in h else (d.b, "base")
+                pos = _tmem_pos(side, name, key, changed[0]) or (hent[1] if hent else None)
                 yield Finding(f"descriptor {name[1]} {key}", f"descriptor {name[1]} of {name[0]}: {key} "
-                              f"{', '.join(changed)} changed", hent[1] if hent else None, details={key: changed})
+                              f"{', '.join(changed)} changed", pos, side=at, details={key: changed})

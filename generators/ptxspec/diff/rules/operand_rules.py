@@ -1,4 +1,5 @@
-"""Operand signatures: which operands a variant takes, their kinds and registers, their legal values."""
+"""Operand signatures: which operands a variant takes, their kinds and registers, their legal values
+and defaults."""
 from __future__ import annotations
 
 from typing import Any
@@ -117,3 +118,31 @@ def values_narrowed(d):
 @rule("operand.values.widened", "info", "an immediate operand gained legal values")
 def values_widened(d):
     return _values(d, narrowed=False)
+
+
+def _defaults(d, kept: bool):
+    """Operands of both sides whose default differs: changed or dropped (kept False: given where
+    there was none)."""
+    for bv, hv in _pairs(d):
+        bops = _by_name(bv)
+        for ho in hv.operands:
+            bo = bops.get(ho.name)
+            if bo is None or bo.default == ho.default or (bo.default is None) == kept:
+                continue
+            after = "none (a call must give it)" if ho.default is None else ho.default
+            text = f"operand {ho.name}: default {'none' if bo.default is None else bo.default} -> {after}"
+            yield Finding(f"{hv.id} operand {ho.name}", f"{hv.id}: {text}", *d.cause("operand", hv, bv, item=ho.name),
+                          summary=text, variant=hv, before=bo.default, after=ho.default,
+                          details={"operand": ho.name})
+
+
+@rule("operand.default.changed", "breaking",
+      "an operand's default (what a statement, the executor and the bindings assume when it is left out) changed "
+      "or went")
+def default_changed(d):
+    return _defaults(d, kept=True)
+
+
+@rule("operand.default.added", "info", "an operand that a call had to give has a default")
+def default_added(d):
+    return _defaults(d, kept=False)

@@ -29,16 +29,17 @@ def sparsities(spec: Spec) -> list[dict]:
     out = []
     for sn in sorted({v.sparsity.name for v in spec.variants if v.sparsity is not None}):
         sp = spec.sparsities[sn]
+        contributes, row, chunk = sp.register_map  # a variant's sparsity maps registers
         index_bits = max(1, (sp.chunk - 1).bit_length())
         tn = [("int", "t"), ("int", "n")]
         out.append({
             "name": sn, "ident": ident(sn), "description": _words(sp.description), "index_bits": index_bits,
             "kept": sp.kept, "fields": 32 // (index_bits * sp.kept),
             "functions": [
-                cfunc("bool", "contributes", [("int", "t"), ("int", "sel")], sp.contributes.names,
-                      f"({formula_c(sp.contributes.source)}) != 0", static=True),
-                cfunc("int", "row", tn, sp.row.names, formula_c(sp.row.source), static=True),
-                cfunc("int", "chunk", tn, sp.chunk_index.names, formula_c(sp.chunk_index.source), static=True)]})
+                cfunc("bool", "contributes", [("int", "t"), ("int", "sel")], contributes.names,
+                      f"({formula_c(contributes.source)}) != 0", static=True),
+                cfunc("int", "row", tn, row.names, formula_c(row.source), static=True),
+                cfunc("int", "chunk", tn, chunk.names, formula_c(chunk.source), static=True)]})
     return out
 
 

@@ -27,8 +27,9 @@ import numpy as np
 
 from ptxspec.emit import svg
 from ptxspec.model.descriptors import BitDescriptor, DescriptorLayout
-from ptxspec.model.fragments import FragmentLayout, FragmentMap, ScaleMap, Sparsity
+from ptxspec.model.fragments import FragmentLayout, FragmentMap, ScaleMap
 from ptxspec.model.smem import SharedMemory, SwizzleMode
+from ptxspec.model.sparsity import Sparsity
 
 ROLE_TITLES = {"a": "A", "b": "B", "c": "C", "d": "D", "sparse-a": "packed sparse A"}
 
