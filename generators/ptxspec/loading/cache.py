@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import platformdirs
 
-from ptxspec.core.paths import EVIDENCE_FILES, schema_dir
+from ptxspec.core.paths import EVIDENCE_FILES, PTXAS_EVIDENCE_FILES, schema_dir
 from ptxspec.core.version import __version__
 from ptxspec.model.spec import Spec
 
@@ -77,6 +77,7 @@ def key(spec_dir: Path, evidence_dir: Path | None) -> str:
                        + np.__version__.encode() + b"\0")
     for label, root, skip, pattern in (("spec", spec_dir, (), "**/*"), ("schema", schema_dir(), (), "**/*"),
                                        ("evidence", evidence_dir, (), EVIDENCE_FILES),
+                                       ("ptxas evidence", evidence_dir, (), PTXAS_EVIDENCE_FILES),
                                        ("ptxspec", PACKAGE, ("__pycache__", "data"), "**/*")):
         h.update(label.encode() + b"\0")
         if root is None:
