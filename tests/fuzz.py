@@ -55,7 +55,9 @@ SPEC = ROOT / "spec"
 DATABASE = ROOT / "generated" / "ptxspec.sqlite"
 LOCATED = re.compile(r"^[^\n]+:\d+:\d+: error: \S[^\n]*$")
 MEMORY = 4 << 30
-LIMITS = {"validate": 90, "build": 600, "query": 60}
+#: per-case time limits, seconds: hang guards, not speed limits (a case reaches them only when stuck, on
+#: any machine however busy; a case that eats memory meets MEMORY, the address-space limit, first)
+LIMITS = {"validate": 600, "build": 1800, "query": 300}
 
 # -- running a command in a forked child -------------------------------------------------------
 
