@@ -50,6 +50,7 @@ def test_reads_literal_patterns_and_predicates(spec, tmp_path):
     assert any("1 records" in u for u in r.unchecked)  # the foreach record: counted, not evaluated
 
 
+@pytest.mark.full
 def test_ptxas_adjudicates_both_claims(spec, tmp_path):
     r = audit(spec, "llvm", str(checkout(tmp_path)), ptxas=True)
     by = {f.subject: f for f in r.findings}

@@ -20,6 +20,7 @@ def cute_report(spec):
     return audit(spec, "cutlass", ptxas=True)
 
 
+@pytest.mark.full
 def test_cccl_counts_and_verdicts(cccl_report):
     c = cccl_report.counts()
     assert (c["spellings"], c["matched"], c["distinct_variants"]) == (923, 923, 459)
@@ -32,6 +33,7 @@ def test_cccl_counts_and_verdicts(cccl_report):
         assert set(f.evidence["ptxas"].values()) == {expect}
 
 
+@pytest.mark.full
 def test_cccl_i8_documented_on_family_targets(cccl_report):
     """kind::i8 is documented for SM_100f..SM_110f; ptxas rejects it on the family targets."""
     i8 = [f for f in cccl_report.findings if "kind::i8" in f.subject and f.evidence["direction"] == "allows"]
@@ -39,6 +41,7 @@ def test_cccl_i8_documented_on_family_targets(cccl_report):
     assert all(f.evidence["ptxas"]["sm_100f PTX 9.5"] == "rejects" for f in i8)
 
 
+@pytest.mark.full
 def test_cute_counts_and_verdicts(cute_report):
     c = cute_report.counts()
     assert (c["spellings"], c["matched"]) == (2576, 2522)
@@ -52,6 +55,7 @@ def test_cute_counts_and_verdicts(cute_report):
     assert {f.kind for f in refuted} == {"spelling"} and all("block_scale" in f.subject for f in refuted)
 
 
+@pytest.mark.full
 def test_cute_s4_b_layout_collides(cute_report, spec):
     """SM80_16x8x32_S32S4S4S32_TN::BLayout, against the manual's B fragment of m16n8k32 .s4
     (9.7.14.5.8: row k = (lane % 4) * 8 + i, col n = lane / 4), transcribed here."""

@@ -482,6 +482,7 @@ def _git(repo, *args):
                     *args], cwd=repo, check=True, capture_output=True)
 
 
+@pytest.mark.full
 def test_git_revisions(base_dir, tmp_path):
     repo = tmp_path / "repo"
     shutil.copytree(base_dir, repo / "spec")

@@ -88,6 +88,7 @@ def test_without_evidence_nothing_is_proven(tmp_path):
     assert not [r for r in numerics_status.status_rows(bare) if r[3] in ("bit-exact", "mismatches")]
 
 
+@pytest.mark.full
 def test_the_build_reads_spec_and_evidence_only(tmp_path):
     """A tree holding only spec/ and evidence/ builds exactly the committed generated/."""
     shutil.copytree(ROOT / "spec", tmp_path / "spec")

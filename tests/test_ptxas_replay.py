@@ -116,3 +116,20 @@ def test_a_missing_recording_fails(spec, tmp_path):
     problems = "\n".join(F.replay(spec, CHECKS["versions-fence"], d))
     assert f"{vid} at PTX 8.0 on sm_90: the spec says it is valid" in problems, problems
     assert "have no recording in" in problems and "versions-fence.json" in problems, problems
+
+
+def test_a_recording_that_breaks_its_schema_is_a_located_error(tmp_path):
+    from ptxspec.core.errors import Problems
+    from ptxspec.loading.ptxas_evidence import read_ptxas_evidence
+    (tmp_path / "ptxas").mkdir()
+    shutil.copy(F.RECORDINGS / "fence-spaces.json", tmp_path / "ptxas")
+    (tmp_path / "ptxas" / "wgmma-sync.json").write_text('{"kind": "ptxas-evidence",\n  "check": }')
+    doc = json.loads((F.RECORDINGS / "ldmatrix-x8.json").read_text())
+    doc["ptxas"] = "thirteen"
+    (tmp_path / "ptxas" / "ldmatrix-x8.json").write_text(json.dumps(doc))
+    problems = Problems()
+    got = read_ptxas_evidence(tmp_path, ["fence.proxy.async"], {"fence.proxy.async": "fence.proxy.async"}, problems)
+    assert [r.check for r in got] == ["fence-spaces"] and got[0].variants == {"fence.proxy.async": (9, 4)}
+    text = "\n".join(str(p) for p in problems.finished())
+    assert "ptxas/ldmatrix-x8.json:1:1: error: ptxas: 'thirteen' does not match" in text, text
+    assert "ptxas/wgmma-sync.json:2:12: error: not JSON" in text, text
