@@ -8,6 +8,7 @@ import pytest
 SPREAD = {"test_bad_input.py", "test_ptxas_replay.py"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items):
     """xdist groups (used by `-n N --dist loadgroup`, the README's command; ignored otherwise)."""
     for item in items:

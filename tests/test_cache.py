@@ -64,7 +64,8 @@ def _one_model(cache_dir) -> Path:
     return path
 
 
-@pytest.mark.parametrize("damage", ["flip", "truncate", "empty", "header"])
+@pytest.mark.parametrize("damage", ["flip", *(pytest.param(d, marks=pytest.mark.full)  # quick tier: one damage
+                                               for d in ("truncate", "empty", "header"))])
 def test_a_damaged_cache_file_is_ignored_and_rebuilt(cache_dir, damage, fresh):
     path = _one_model(cache_dir)
     data = bytearray(path.read_bytes())
@@ -135,6 +136,7 @@ def test_a_changed_spec_is_resolved_not_read(cache_dir, tmp_path):
         ptxspec.load(spec_dir, ROOT / "evidence")
 
 
+@pytest.mark.full
 def test_without_a_writable_cache_it_loads_as_before(tmp_path, monkeypatch, fresh):
     blocked = tmp_path / "file"
     blocked.write_text("a file where the cache directory would be\n")
@@ -145,6 +147,7 @@ def test_without_a_writable_cache_it_loads_as_before(tmp_path, monkeypatch, fres
     assert rows(ptxspec.load()) == rows(fresh)
 
 
+@pytest.mark.full
 def test_the_cache_keeps_the_models_used_last(cache_dir, tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "KEEP", 2)
     trees = []
