@@ -73,7 +73,7 @@ def _cases(sm):
                         yield c, m, bits, span // bits
 
 
-@pytest.mark.parametrize("family", ["wgmma", "tcgen05"])
+@pytest.mark.parametrize("family", ["wgmma", pytest.param("tcgen05", marks=pytest.mark.full)])  # the same code, slower
 def test_advance_k_is_what_the_canonical_layouts_say(spec, family):
     sm = spec.smem[family]
     assert all(c["advance_k"] for c in sm.canonical_layouts)

@@ -2,7 +2,10 @@
 
 Each test copies the repository's spec/ into tmp_path, edits the YAML text there, and checks the
 rule ids, severities, counts and file:line of every change. Line numbers are computed from the
-edited text, so the tests follow the spec as it grows.
+edited text, so the tests follow the spec as it grows. Each edit resolves a tree (a second or two of
+CPU): the quick tier keeps one edit per kind of change (a shape, a fragment map, a version, operand
+values, an erratum) and the reports, the full tier (`full`) runs every edit; every rule also has
+its own case in the quick tier (tests/test_diff_rules.py).
 """
 import collections
 import contextlib
@@ -136,6 +139,7 @@ def test_remove_an_n(base, head_dir):
     assert all(c.side == "base" and c.n == 48 for c in report.changes)
 
 
+@pytest.mark.full
 def test_add_a_type(base, head_dir):
     edit(head_dir, MMA, r"(- name: bf16\n.*?types: \{atype: \[bf16\], btype: \[bf16\], dtype: )\[f32\]"
                         r"(.*?d: \{layout: wgmma.d, regs: )\"N / 2\"",
@@ -168,6 +172,7 @@ def test_move_a_fragment_element(base, head_dir):
                                                                                (0, 1, [0, 1], [0, 0])]
 
 
+@pytest.mark.full
 def test_sparsity_metadata_changes(base, head_dir):
     # swap neighbouring chunks (0 <-> 1, 2 <-> 3, ...) in every 8-bit metadata nibble: still a bijection
     edit(head_dir, LAYOUTS, r'(wgmma\.sparse\.8bit:.*?chunk_index: )"([^"]*)"', r'\1"(\2) ^ 1"', regex=True)
@@ -185,6 +190,7 @@ def test_sparsity_metadata_changes(base, head_dir):
     assert c.details == {"moved": 1024, "elements": 1024}  # 128 threads x 8 nibbles, every one moved
 
 
+@pytest.mark.full
 def test_rewritten_layout_formula_with_the_same_map_is_info(base, head_dir):
     edit(head_dir, LAYOUTS, 'row: "16*(t//32) + (t%32)//4 + 8*((i//2)%2)"\n    col: "8*(i//4)',
          'row: "(t//32)*16 + (t%32)//4 + 8*((i//2)%2)"\n    col: "8*(i//4)')
@@ -206,6 +212,7 @@ def test_raise_a_ptx_version(base, head_dir):
     assert c.summary == "first PTX version 8.4 -> 8.5 on sm_90a"
 
 
+@pytest.mark.full
 def test_lower_a_ptx_version_is_info(base, head_dir):
     # (PTX 7.8 on sm_90a alone is no valid spec: sm_90a exists from PTX 8.0; validate refuses it)
     edit(head_dir, FENCE, '- {ptx: "8.0", targets: sm_90a}', '- {ptx: "7.8", targets: {any_of: [sm_90, sm_90a]}}')
@@ -215,6 +222,7 @@ def test_lower_a_ptx_version_is_info(base, head_dir):
     assert report.changes[0].details["targets"] == ["sm_90"]
 
 
+@pytest.mark.full
 def test_widen_targets(base, head_dir):
     edit(head_dir, MMA, '- {ptx: "8.0", targets: sm_90a}', '- {ptx: "8.0", targets: {any_of: [sm_90a, sm_100a]}}')
     report = run(base, head_dir)
@@ -225,6 +233,7 @@ def test_widen_targets(base, head_dir):
     assert report.failing("breaking") == [] and report.failing("warning") == []
 
 
+@pytest.mark.full
 def test_narrow_targets_and_raise_together(base, head_dir):
     edit(head_dir, FENCE, '- {ptx: "8.0", targets: sm_90a}', '- {ptx: "8.6", targets: sm_100a}')
     report = run(base, head_dir)
@@ -234,6 +243,7 @@ def test_narrow_targets_and_raise_together(base, head_dir):
                                 ("requirement.targets.widened", "info", f, line): 1}
 
 
+@pytest.mark.full
 def test_rename_a_qualifier(base, head_dir):
     edit(head_dir, SP, 'opcode: "wgmma.mma_async.sp.sync.aligned.m{m}',
          'opcode: "wgmma.mma_async.sp.aligned.sync.m{m}')
@@ -259,6 +269,7 @@ def test_change_an_operands_legal_values(base, head_dir):
     assert (c.before, c.after, c.details["operand"]) == ([-1, 1], [1], "imm_scale_a")
 
 
+@pytest.mark.full
 def test_widen_an_operands_legal_values(base, head_dir):
     edit(head_dir, MMA, "{name: imm_trans_b, kind: immediate, values: [0, 1], default: 0}",
          "{name: imm_trans_b, kind: immediate, values: [0, 1, 2], default: 0}")
@@ -267,6 +278,7 @@ def test_widen_an_operands_legal_values(base, head_dir):
     assert classify(report) == {("operand.values.widened", "info", where(report.head, MMA), line): 192}
 
 
+@pytest.mark.full
 def test_operand_signature_changes(base, head_dir):
     edit(head_dir, MMA, "    - {name: scale_d, kind: predicate, io: in, default: 1}\n\ngroups:",
          "    - {name: scale_d, kind: immediate, io: in, values: [0, 1], default: 1}\n"
@@ -296,6 +308,7 @@ def test_change_an_erratum(base, head_dir):
     assert report.changes[0].subject == "erratum wgmma-integer-n-list"
 
 
+@pytest.mark.full
 def test_add_and_remove_errata(base, head_dir):
     text = (head_dir / ERRATA).read_text()
     start = text.index("  - id: wgmma-aligned-not-enforced")
@@ -307,6 +320,7 @@ def test_add_and_remove_errata(base, head_dir):
         ("errata.added", "info", where(report.head, ERRATA), line_of(head_dir, ERRATA, "wgmma-aligned-optional")): 1}
 
 
+@pytest.mark.full
 def test_change_a_description(base, head_dir):
     edit(head_dir, FENCE, "Orders earlier accesses", "Orders all earlier accesses")
     report = run(base, head_dir)
@@ -315,6 +329,7 @@ def test_change_a_description(base, head_dir):
     assert report.changes[0].subject == "instruction wgmma.fence"
 
 
+@pytest.mark.full
 def test_change_numerics(base, head_dir):
     edit(head_dir, TYPES, "format: {exponent: 4, mantissa: 3, bias: 7, specials: nan_only}",
          "format: {exponent: 4, mantissa: 3, bias: 8, specials: nan_only}")
@@ -324,6 +339,7 @@ def test_change_numerics(base, head_dir):
     assert report.changes[0].subject == "type e4m3"
 
 
+@pytest.mark.full
 def test_shared_memory_descriptor_and_its_descriptions(base, head_dir):
     edit(head_dir, "smem/wgmma.yaml", r'^swizzle: "([^"]*)"', r'swizzle: "(\1) ^ 0"', regex=True)
     edit(head_dir, "smem/wgmma.yaml", r"(- name: start_address.*?description: )", r"\1Now, ", regex=True)
@@ -335,6 +351,7 @@ def test_shared_memory_descriptor_and_its_descriptions(base, head_dir):
     assert next(c for c in report.changes if c.rule == "smem.changed").details == {"fields": ["swizzle"]}
 
 
+@pytest.mark.full
 def test_usage_rules_and_targets(base, head_dir):
     edit(head_dir, FENCE, "  - \".aligned: all threads", "  - \".aligned: every thread")
     # a new PTX ISA version changes no variant's requirement (a new target could: `at_least` sets grow)
@@ -345,6 +362,7 @@ def test_usage_rules_and_targets(base, head_dir):
         ("isa.ptx.added", "info", where(report.head, "isa.yaml"), line_of(head_dir, "isa.yaml", '"9.6"')): 1}
 
 
+@pytest.mark.full
 def test_a_collection_the_rules_do_not_know_yet_is_still_reported(base, head_dir):
     """The model grows (a new collection, say): a changed collection without a rule is a warning."""
     head = diff.load_side(diff.Side("HEAD", str(head_dir), "directory", head_dir))
@@ -527,6 +545,7 @@ def test_command_line_entry_point(base_dir, tmp_path):
 # legal metadata nibbles, the rule registry, severity overrides
 
 
+@pytest.mark.full
 def test_ordering_the_metadata_narrows_the_legal_nibbles(base, base_dir, head_dir):
     """A refinement that makes mma.sp::ordered_metadata take only increasing indices halves the
     legal nibble values (12 -> 6): breaking, like fewer legal values of an immediate operand."""
