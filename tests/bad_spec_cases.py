@@ -66,6 +66,7 @@ description: >
   Trimmed copy of spec/families/wgmma/mma_async_sp.yaml: the f16 and tf32 groups only.
 semantics: mma
 opcode: "wgmma.mma_async.sp.sync.aligned.m{m}n{n}k{k}{satfinite}.{dtype}.{atype}.{btype}"
+introduced: {targets: sm_90a, ptx: "8.2"}
 requires:
   - {ptx: "8.2", targets: sm_90a}
 signatures:
@@ -199,7 +200,7 @@ case("duplicate_key_nested",
 case("duplicate_key_flow_mapping",
      "`ptx` given twice inside a flow mapping.",
      {COMMIT: edit_real(COMMIT, ('{ptx: "8.0", targets: sm_90a}', '{ptx: "8.0", targets: sm_90a, ptx: "8.1"}'))},
-     [(COMMIT, "targets: sm_90a", "duplicate key 'ptx'", 35)])
+     [(COMMIT, '{ptx: "8.0", targets: sm_90a, ptx', "duplicate key 'ptx'", 35)])
 
 # =============================================================================================
 # Aliases, tags, merge keys
@@ -568,7 +569,7 @@ case("empty_n_range",
 case("duplicate_variant_two_groups",
      "Two groups of one instruction expanding to the same opcode.",
      {FENCE: real(FENCE) + "  - name: fence_again\n    signature: none\n"},
-     [(FENCE, "name: fence_again", "variant wgmma.fence.sync.aligned defined twice (also group 'fence' at line 27)")])
+     [(FENCE, "name: fence_again", "variant wgmma.fence.sync.aligned defined twice (also group 'fence' at line ")])
 
 case("duplicate_instruction_file",
      "Two instruction files define the same instruction name.",
@@ -824,19 +825,20 @@ case("target_set_empty",
 MMA = "families/mma/mma.yaml"
 MMA_SP = "families/mma/mma_sp.yaml"
 MMA_LAYOUTS = "layouts/mma.yaml"
+MMA_FAMILY = "families/mma/family.yaml"
 
 case("ptxas_only_unknown_erratum",
      "A group beyond the manual names an erratum that does not exist.",
-     {MMA: edit_real(MMA, ("ptxas_only: mma-m8n8k4-bf16-tf32-beyond-manual\n    hardware_note: >\n      ptxas 13.0 compiles it for sm_90a into code without any arithmetic: every D register reads\n      0x00fffdc0 whatever A, B and C hold (campaigns/notes/2026-11-22-mma-new.md), so the\n      H100 shows nothing of its maps; they are the .f16 form's.\n    batch: 4\n    shape: {m: [8], n: [8], k: [4]}\n    types: {atype: [bf16]",
-                           "ptxas_only: mma-m8n8k4-bf16-beyond-manual\n    hardware_note: >\n      ptxas 13.0 compiles it for sm_90a into code without any arithmetic: every D register reads\n      0x00fffdc0 whatever A, B and C hold (campaigns/notes/2026-11-22-mma-new.md), so the\n      H100 shows nothing of its maps; they are the .f16 form's.\n    batch: 4\n    shape: {m: [8], n: [8], k: [4]}\n    types: {atype: [bf16]"))},
-     [(MMA, "  - name: bf16_m8n8k4", "ptxas_only names unknown erratum 'mma-m8n8k4-bf16-beyond-manual' "
-                                    "(did you mean 'mma-m8n8k4-bf16-tf32-beyond-manual'?)")])
+     {MMA: edit_real(MMA, ("{name: bf16_m8n8k4, ptxas_only: mma-m8n8k4-bf16-tf32-beyond-manual,",
+                           "{name: bf16_m8n8k4, ptxas_only: mma-m8n8k4-bf16-beyond-manual,"))},
+     [(MMA, "  - {name: bf16_m8n8k4", "ptxas_only names unknown erratum 'mma-m8n8k4-bf16-beyond-manual' "
+                                      "(did you mean 'mma-m8n8k4-bf16-tf32-beyond-manual'?)")])
 
 case("batch_mismatches_layout",
      "m8n8k4 .f16 with batch 2: the quad-pair layouts cover four stacked products.",
-     {MMA: edit_real(MMA, ("  - name: f16_m8n8k4_f16\n    description: >\n      Half precision m8n8k4 with f16 C and D. Quad-pair p (lanes 4p..4p+3 and 4p+16..4p+19)\n      computes its own product; the spec stacks the four: A and C/D by rows, B by columns.\n    requires:\n      - {ptx: \"6.4\", targets: {at_least: sm_70}}\n    batch: 4",
-                           "  - name: f16_m8n8k4_f16\n    description: >\n      Half precision m8n8k4 with f16 C and D. Quad-pair p (lanes 4p..4p+3 and 4p+16..4p+19)\n      computes its own product; the spec stacks the four: A and C/D by rows, B by columns.\n    requires:\n      - {ptx: \"6.4\", targets: {at_least: sm_70}}\n    batch: 2"))},
-     [(MMA, ('a: {layout: "mma.m8n8k4.qp.a.{alayout}", regs: "2"}', 1),
+     {MMA: edit_real(MMA, ("{name: f16_m8n8k4_f16, requires: {use: from_sm70}, batch: 4,",
+                           "{name: f16_m8n8k4_f16, requires: {use: from_sm70}, batch: 2,"))},
+     [(MMA, 'quad_pairs: {a: "mma.m8n8k4.qp.a.{alayout}"',
        "layout mma.m8n8k4.qp.a.row covers a 32x4 matrix but A of m8n8k4 is 16x4 (2 stacked products)")])
 
 case("container_shift_outside_container",
@@ -1093,7 +1095,8 @@ case("refinement_leaves_variant_nowhere",
      "tcgen05.mma.ws's sm_100f alternative deleted (fuzz seed 23, tree 104355): kind::ti16's refinement to "
      "the sm_107f family then left its variants valid on no target; validate accepted them and the build "
      "died drawing their requirement table (min() of nothing).",
-     {_WS: edit_real(_WS, ('  - {ptx: "8.8", targets: {family: sm_100f}}\n', "\n"))},
+     {_WS: edit_real(_WS, ('requires: {use: targets}', 'requires:\n  - {ptx: "8.6", targets: sm_100a}\n'
+                                                             '  - {ptx: "9.0", targets: {family: sm_110f}}'))},
      [(_WS, '  - when: {kind: "kind::ti16"}',
        "this refinement leaves tcgen05.mma.ws.cta_group::1.kind::ti16 valid on no target")])
 
@@ -1116,17 +1119,14 @@ case("smem_encode_not_a_bit_routing",
      [("smem/wgmma.yaml", 'encode: "1"',
        "encode: descriptor field start_address: bits 0 and 1 both land on field bit 0")])
 
-_F32_32X32B = real("families/tcgen05/ld_red.yaml")
-_F32_32X32B = _F32_32X32B[_F32_32X32B.index("  - name: f32_32x32b"):]
-_F32_32X32B = _F32_32X32B[:_F32_32X32B.index('regs: "N * K * M // 32"}') + len('regs: "N * K * M // 32"}')]
+_LD_RED = "families/tcgen05/ld_red.yaml"
 case("regs_of_a_group_sharing_a_layout",
      "A wrong register count in a group whose layout another group had checked at the same shape "
      "(fuzz seed 23, tree 8913): the check was remembered per layout and shape, so this group's own "
      "formula was never evaluated and validate accepted it.",
-     {"families/tcgen05/ld_red.yaml": edit_real("families/tcgen05/ld_red.yaml",
-                                              (_F32_32X32B, _F32_32X32B.replace("M // 32", "M // 16")))},
-     [("families/tcgen05/ld_red.yaml", 'regs: "N * K * M // 16"',
-       "regs says 4 registers for TILE of m32n2k1 in group 'f32_32x32b'")])
+     {_LD_RED: edit_real(_LD_RED, ('fragments: {tile: "tcgen05.{tmem_shape}"}',
+                                   'fragments: {tile: {layout: "tcgen05.{tmem_shape}", regs: "N * K * M // 16"}}'))},
+     [(_LD_RED, 'regs: "N * K * M // 16"', "regs says 4 registers for TILE of m32n2k1 in group 'red'")])
 
 case("target_family_not_its_arch",
      "sm_107f stated to be of family 7, in the key that spec revisions before the family was derived "
@@ -1244,13 +1244,10 @@ case("shape_bounds_without_k",
      {WMMA_FAMILY: edit_real(WMMA_FAMILY, ("  k: {min: 4, max: 128, multiple_of: 4}\n", ""))},
      [(WMMA_FAMILY, "shape_bounds:", "family wmma has shapes with K but its shape_bounds state no bound for K")])
 
-case("qualifier_line_deleted",
-     "A group's qualifiers line deleted: its opcodes read mma..sync.",
-     {MMA_SP: edit_real(MMA_SP, ('  - name: f16_k16\n    shape: {m: [16], n: [8], k: [16]}\n'
-                                 '    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}\n'
-                                 '    qualifiers: {spvariant: [sp, "sp::ordered_metadata"], alayout: [row], blayout: [col]}\n',
-                                 '  - name: f16_k16\n    shape: {m: [16], n: [8], k: [16]}\n'
-                                 '    types: {atype: [f16], btype: [f16], dtype: [f16, f32]}\n'))},
+case("qualifier_left_empty",
+     "A group of mma.sp without a value of spvariant ('' made a value of the axis): its opcodes read mma..sync.",
+     {MMA_FAMILY: edit_real(MMA_FAMILY, ('values: [sp, "sp::ordered_metadata"]', 'values: ["", sp, "sp::ordered_metadata"]')),
+      MMA_SP: edit_real(MMA_SP, ("{name: f16_k16, shape: {k: [16]},", '{name: f16_k16, qualifiers: {spvariant: [""]}, shape: {k: [16]},'))},
      [(MMA_SP, "opcode:", "an empty qualifier, a placeholder whose value the group does not give"),
       (MMA_SP, "opcode:", "which does not begin with its instruction's name 'mma.sp'")])
 
@@ -1275,12 +1272,11 @@ case("nibble_splits_an_element",
 
 case("ordered_metadata_without_valid_nibble",
      "The m16n8k16 f16 sparsity with only decreasing nibbles: mma.sp::ordered_metadata keeps none.",
-     {MMA_LAYOUTS: edit_real(MMA_LAYOUTS, ("    valid_nibbles: [0x4, 0x8, 0xC, 0x1, 0x9, 0xD, 0x2, 0x6, 0xE, 0x3, 0x7, 0xB]\n"
-                              "  mma.sparse.16bit.k32:",
-                                           "    valid_nibbles: [0x1, 0x2, 0x6, 0x3, 0x7, 0xB]\n  mma.sparse.16bit.k32:"))},
-     [(MMA_SP, "  - name: f16_k16", "group 'f16_k16': ordered metadata leaves no valid nibble of sparsity "
-                                    "mma.sparse.16bit.k16"),
-      (MMA_SP, "  - name: bf16_k16", "group 'bf16_k16': ordered metadata leaves no valid nibble")])
+     {MMA_LAYOUTS: edit_real(MMA_LAYOUTS, ("valid_nibbles: {use: two_of_four}}\n  mma.sparse.16bit.k32:",
+                                           "valid_nibbles: [0x1, 0x2, 0x6, 0x3, 0x7, 0xB]}\n  mma.sparse.16bit.k32:"))},
+     [(MMA_SP, "  - {name: f16_k16", "group 'f16_k16': ordered metadata leaves no valid nibble of sparsity "
+                                      "mma.sparse.16bit.k16"),
+      (MMA_SP, "  - {name: bf16_k16", "group 'bf16_k16': ordered metadata leaves no valid nibble")])
 
 case("requirement_below_the_targets_ptx",
      "wgmma.mma_async required from PTX 7.0 on sm_90a, which needs 8.0 (query --ptx 7.8 listed 948 variants).",
@@ -1366,6 +1362,90 @@ case("sparse_signature_without_metadata",
 
 
 # =============================================================================================
+# Issue 30: every numerics parameter against its domain (ptxspec.semantics.numerics.DOMAINS, the
+# schema where it can say it), the domains that depend on a variant (a group dividing K, a `keep`
+# its output has, a split of its K), the parameters a model reads, and the element types a model's
+# arithmetic takes (MODEL_TYPES). Each edit validated before.
+
+NUM = "numerics.yaml"
+TF32_STEP = "params: {group: 4, F: 25, round: rz}"  # wmma m16n16k8 .tf32: two HMMA.1684 steps of k4
+TF32_RULE = "- when: {family: wmma, m: 16, n: 16, k: 8, atype: [tf32]"
+FP8_KEEP = "params: {F: 13, round: rz, keep: 13}"  # wgmma fp8 with an f32 D
+FP8EMU = "params: {group: 16, F: 25, round: rz, split: 2}"  # mma fp8 f32, sm_90's emulation
+VIA = "params: {F: 25, round: rz, via: f32}"  # wmma .f16 D with .f32 C
+SATF = "params: {group: 8, F: 25, round: rn, finite: 1}"
+
+
+def numerics_case(name, old, new, expect):
+    case(f"numerics_{name}", f"spec/numerics.yaml: {old!r} -> {new!r} validated (issue 30, reproducer 6).",
+         {NUM: edit_real(NUM, (old, new))}, expect)
+
+
+for _name, _new, _msg in (
+        ("F_negative", "params: {group: 4, F: -5, round: rz}", "params/F: -5 is less than the minimum of 1"),
+        ("F_zero", "params: {group: 4, F: 0, round: rz}", "params/F: 0 is less than the minimum of 1"),
+        ("F_huge", "params: {group: 4, F: 100000, round: rz}", "params/F: 100000 is greater than the maximum of 48"),
+        ("group_zero", "params: {group: 0, F: 25, round: rz}", "params/group: 0 is less than the minimum of 1"),
+        ("round_unknown", "params: {group: 4, F: 25, round: rq}", "params/round: 'rq' is not one of")):
+    numerics_case(_name, TF32_STEP, _new, [(NUM, _new, _msg)])
+
+numerics_case("group_dividing_no_K", TF32_STEP, "params: {group: 3, F: 25, round: rz}",
+              [(NUM, TF32_RULE, "numerics rule 5 (fdpa): group = 3 does not divide K = 8")])
+numerics_case("keep_beyond_any_format", FP8_KEEP, "params: {F: 13, round: rz, keep: 99}",
+              [(NUM, "keep: 99", "params/keep: 99 is greater than the maximum of 52")])
+numerics_case("keep_beyond_the_output", FP8_KEEP, "params: {F: 13, round: rz, keep: 30}",
+              [(NUM, ("- when: {family: wgmma, atype: [e4m3, e5m2], dtype: f32", 1),
+                "(fdpa): keep = 30: f32 has 23 fraction bits")])
+numerics_case("split_of_no_K", FP8EMU, "params: {group: 16, F: 25, round: rz, split: 3}",
+              [(NUM, "- when: {family: mma, kind: \"\", atype: [e4m3, e5m2], dtype: f32, sparse: false",
+                "(fp8emu): split = 3: K = 16 is no whole number of 2 x 3 k")])
+numerics_case("split_on_a_model_without_it", TF32_STEP, "params: {group: 4, F: 25, round: rz, split: 2}",
+              [(NUM, "round: rz, split: 2}", "numerics rule 5: model fdpa takes no 'split'")])
+numerics_case("via_a_type_no_step_rounds_to", VIA, "params: {F: 25, round: rz, via: e4m3}",
+              [(NUM, "via: e4m3", "params/via: 'e4m3' is not one of")])
+numerics_case("finite_not_a_flag", SATF, "params: {group: 8, F: 25, round: rn, finite: 7}",
+              [(NUM, "finite: 7", "params/finite: 7 is not one of")])
+numerics_case("integer_rule_with_float_inputs", "atype: [s8, u8, s4, u4], dtype: s32}",
+              "atype: [s8, u8, s4, u4, f16], dtype: s32}",
+              [(NUM, "- when: {atype: [s8, u8, s4, u4, f16]", "numerics rule 3 (integer): integer takes integers of "
+                "at most 8 bits as A and B, not atype f16")])
+numerics_case("fmachain_rounding_toward_zero", "params: {group: 4, round: rn}", "params: {group: 4, round: rz}",
+              [(NUM, "params: {group: 4, round: rz}", "round = 'rz' must be one of 'rn' (fmachain rounds every "
+                "operation to nearest")])
+_GROUPS = 'scale_vec::2X"]}\n    model: fdpa_groups\n    params: {group: 16, F: 35, round: rz}'
+numerics_case("groups_without_F", _GROUPS, _GROUPS.replace("F: 35, ", ""),
+              [(NUM, ("- when: {family: mma, sparse: false, kind: [\"kind::mxf4\"", 1),
+                "numerics rule 8: model fdpa_groups needs 'F'")])
+
+
+# =============================================================================================
+# Issue 30: requirements before the instruction existed. Each instruction file states its
+# introduction (`introduced:`, from the manual's PTX ISA Notes / Target ISA Notes); a requirement
+# clause or a refinement that reaches back before it is refused (reproducer 7; each validated).
+
+LDM = "families/ldmatrix/ldmatrix.yaml"
+TC_MMA = "families/tcgen05/mma.yaml"
+MMA_SP = "families/mma/mma_sp.yaml"
+
+case("introduction_ldmatrix_ptx_too_early", "ldmatrix required from PTX 6.3, before its introduction in 6.5.",
+     {LDM: edit_real(LDM, ('  - {ptx: "6.5", targets: {at_least: sm_75}}', '  - {ptx: "6.3", targets: {at_least: sm_75}}'))},
+     [(LDM, '  - {ptx: "6.3"', "a requirement from PTX 6.3: ldmatrix was introduced in PTX 6.5 on sm_75")])
+case("introduction_ldmatrix_target_too_early", "ldmatrix required on sm_70 and later, before its sm_75.",
+     {LDM: edit_real(LDM, ('  - {ptx: "6.5", targets: {at_least: sm_75}}', '  - {ptx: "6.5", targets: {at_least: sm_70}}'))},
+     [(LDM, "at_least: sm_70", "a requirement on sm_70, sm_72: ldmatrix was introduced in PTX 6.5 on sm_75")])
+case("introduction_tcgen05_mma_on_hopper", "tcgen05.mma required on sm_90a, a generation before sm_100a.",
+     {TC_MMA: edit_real(TC_MMA, ('  - {ptx: "8.6", targets: sm_100a}', '  - {ptx: "8.6", targets: sm_90a}'))},
+     [(TC_MMA, '  - {ptx: "8.6", targets: sm_90a}', "a requirement on sm_90a: tcgen05.mma was introduced in PTX 8.6 "
+       "on sm_100a")])
+case("introduction_refinement_too_early", "mma.sp::ordered_metadata refined to PTX 6.0, before mma.sp's 7.1.",
+     {MMA_SP: edit_real(MMA_SP, ('    requires: {ptx: "8.5"}\n    metadata_order', '    requires: {ptx: "6.0"}\n    metadata_order'))},
+     [(MMA_SP, 'requires: {ptx: "6.0"}', "a requirement from PTX 6.0: mma.sp was introduced in PTX 7.1")])
+case("introduction_missing", "An instruction file without its introduction.",
+     {LDM: edit_real(LDM, ('introduced: {targets: {at_least: sm_75}, ptx: "6.5"}\n', ''))},
+     [(LDM, 1, "'introduced' is required")])
+
+
+# =============================================================================================
 # Applying a case
 
 
@@ -1396,7 +1476,51 @@ def apply(c, root: Path) -> None:
         p.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
 
 
+# ---------------------------------------------------------------------------------------------
+# The spec language (ptxspec.loading.compose, model.predicates): pieces used by reference, their
+# overrides, `when` predicates, and rules that exclude or set options.
+_T = "families/tcgen05/"
+_TFAM = _T + "family.yaml"
+case("piece_unknown",
+     "A piece used by a name no piece has (a misspelt `targets`).",
+     {_T + "mma.yaml": edit_real(_T + "mma.yaml", ("requires: {use: targets}", "requires: {use: target}"))},
+     [(_T + "mma.yaml", "requires: {use: target}", "unknown piece 'target' (did you mean 'targets'?)")])
+case("piece_cycle",
+     "Two pieces that use each other: expanding either never ends.",
+     {_TFAM: edit_real(_TFAM, ("  idesc: {name: idesc, kind: idesc, io: in}",
+                               "  idesc: {use: idesc_again}\n  idesc_again: {use: idesc}"))},
+     [(_TFAM, "idesc_again: {use: idesc}", "pieces use each other in a cycle: idesc -> idesc_again -> idesc")])
+case("piece_override_of_missing_key",
+     "An override of a key the piece lacks (`optinal`): a misspelt key is an error, not an addition.",
+     {_T + "mma_ws.yaml": edit_real(_T + "mma_ws.yaml", ("    - {use: zero_column_mask}",
+                                                         "    - {use: zero_column_mask, optinal: false}"))},
+     [(_T + "mma_ws.yaml", "optinal: false", "override of 'optinal', which piece 'zero_column_mask' does not have "
+       "(did you mean 'optional'?) (its keys: name, kind, io, optional)")])
+case("predicate_unknown_field",
+     "A rule's `when` tests a field no variant of the family has (a misspelt axis).",
+     {_T + "commit.yaml": edit_real(_T + "commit.yaml", ('  - when: {multicast: "multicast::cluster::32b"}',
+                                                         '  - when: {multicst: "multicast::cluster::32b"}'))},
+     [(_T + "commit.yaml", "multicst", "'multicst' is neither an opcode field nor an axis of family tcgen05 "
+       "(did you mean 'multicast'?)")])
+case("rule_excludes_every_variant",
+     "An exclusion rule that leaves a group no variant at all.",
+     {_T + "dealloc.yaml": edit_real(_T + "dealloc.yaml", ("refinements:\n", 'refinements:\n  - when: {exclusive: ["", '
+                                                          'exclusive]}\n    exclude: true\n    why: "wrong on purpose."\n'))},
+     [(_T + "dealloc.yaml", "  - name: dealloc", "the rules (refinements with `exclude`) exclude every variant of group "
+       "'dealloc': drop the group, or the rule")])
+case("rules_contradict",
+     "Two rules that give the same variants different option values (the family's says kind::i8 takes no B "
+     "collector; this one says it takes fill).",
+     {_T + "mma.yaml": edit_real(_T + "mma.yaml", ("refinements:\n  - {use: mma_rules}\n",
+                                                   'refinements:\n  - {use: mma_rules}\n  - when: {kind: "kind::i8"}\n'
+                                                   '    options: {collector_b: ["", "collector::b::fill"]}\n'
+                                                   '    why: "wrong on purpose."\n'))},
+     [(_T + "mma.yaml", '  - when: {kind: "kind::i8"}', "two rules set options.collector_b of "
+       "tcgen05.mma.cta_group::1.kind::i8 differently: this one and the one at ")])
+
+
 BY_NAME = {}
 for _c in CASES:
     assert _c["name"] not in BY_NAME, f"case {_c['name']} defined twice"
     BY_NAME[_c["name"]] = _c
+

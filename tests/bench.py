@@ -161,11 +161,11 @@ def cli_bench(repeat=7, limit_ms=150):
           f"({'within' if worst * 1000 <= limit_ms else 'OVER'} {limit_ms} ms)")
 
 
-def _run_once(argv) -> tuple[float, float]:
+def _run_once(argv, check=True) -> tuple[float, float]:
     import resource
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    subprocess.run(argv, check=check, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -221,16 +221,22 @@ def executor_bench(spec, y=None):
     print(f"{'numpy float64 matmul, same batch':45s} {t_f64 * 1000:9.2f} ms  (executor / numpy = {t_exec / t_f64:.2f})")
 
 
-def audit_bench(repeat=REPEAT):
+def audit_bench(repeat=5):
     """`ptxspec audit` end to end without --ptxas (issue 32: <= 10 s each), beside the yardstick Y
-    (python3 -c 'sum(i*i for i in range(10**7))') measured in the same run."""
-    y = timed(_quiet(YARDSTICK), repeat=repeat)
-    print(f"\n{'yardstick Y (sum of squares, 10**7)':45s} {y * 1000:9.2f} ms (median)")
-    for peer in ("cccl", "cutlass"):
-        argv = [sys.executable, "-m", "ptxspec", "audit", peer]
-        secs = timed(lambda argv=argv: subprocess.run(argv, capture_output=True), repeat=repeat)
-        print(f"{'ptxspec audit ' + peer + ' (CLI, end to end)':45s} {secs * 1000:9.2f} ms (median) = {secs / y:.1f} Y "
-              f"({'within' if secs <= 10 else 'OVER'} 10 s)")
+    (python3 -c 'sum(i*i for i in range(10**7))') measured in the same run: median wall and CPU time
+    of `repeat` runs after one warm-up (the model cache). LLVM too where PTXSPEC_AUDIT_LLVM names a
+    checkout."""
+    runs = [_run_once([sys.executable, "-c", "sum(i*i for i in range(10**7))"]) for _ in range(repeat)]
+    y = statistics.median(r[0] for r in runs)
+    print(f"\n{'yardstick Y (sum of squares, 10**7)':45s} {y * 1000:9.0f} ms wall {statistics.median(r[1] for r in runs) * 1000:7.0f} ms CPU (median of {repeat})")
+    peers = [("cccl",), ("cutlass",)] + ([("llvm", os.environ["PTXSPEC_AUDIT_LLVM"])] if os.environ.get("PTXSPEC_AUDIT_LLVM") else [])
+    for peer in peers:
+        argv = [sys.executable, "-m", "ptxspec", "audit", *peer]
+        subprocess.run(argv, capture_output=True)
+        runs = [_run_once(argv, check=False) for _ in range(repeat)]
+        wall, cpu = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+        print(f"{'ptxspec audit ' + peer[0] + ' (CLI, end to end)':45s} {wall * 1000:9.0f} ms wall {cpu * 1000:7.0f} ms CPU "
+              f"(median of {repeat}) = {wall / y:.1f} Y ({'within' if wall <= 10 else 'OVER'} 10 s)")
 
 
 if __name__ == "__main__":

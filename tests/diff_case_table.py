@@ -119,7 +119,8 @@ def parts() -> dict[str, dict[str, dict]]:
                     DENSE: _with_option(_instruction(real(DENSE), "f16"))},
         "fence": {FENCE: real(FENCE)},
         "errata": {ERRATA: errata},
-        "other family": {OTHER_FAMILY: real(OTHER_FAMILY)},
+        # (without its pieces: they serve its instruction files, which the subset leaves out)
+        "other family": {OTHER_FAMILY: {k: v for k, v in real(OTHER_FAMILY).items() if k != "pieces"}},
         "numerics": {NUMERICS: {**{k: v for k, v in numerics.items() if k != "rules"}, "rules": [
             {**r, "when": {**r["when"], "atype": [a for a in r["when"]["atype"] if a in KEPT_TYPES]}}
             for r in numerics["rules"] if r["when"].get("atype") in (["f16"], ["f16", "bf16", "tf32"])

@@ -1,21 +1,29 @@
 """A seeded, time-boxed mutation fuzzer of `ptxspec validate`, `build` and `query`.
 
-    python3 tests/fuzz.py --seconds 60                     # what tests/test_fuzz.py runs in CI
+    python3 tests/fuzz.py --trees 12 --queries 12 --api 24 --renders 6   # what tests/test_fuzz.py runs (full tier)
     nice python3 tests/fuzz.py --trees 2000 --queries 400 --seed 7 --log fuzz.jsonl --build-all
     python3 tests/fuzz.py --seed 7 --replay tree:123 --keep /tmp/case   # one case again, kept on disk
 
-Each tree case copies the real spec/ and applies one to three random mutations (line and key
+Each tree case copies the real spec/ and evidence/*.json (the records and campaign notes they
+name are linked in, as a checkout has them) and applies one to three random mutations (line and key
 deletions, duplicates and swaps, typos, hostile numbers and formulas, deep nesting, unicode and
 invalid bytes, YAML tags and alias bombs, empty documents, renamed, moved, duplicated or deleted
 files, FIFOs, links to devices and loops, unreadable files, semantic edits of bounds, nibbles,
-requirements, formats and swizzles), then runs `ptxspec --spec TREE validate`; a tree it accepts
+requirements, formats and swizzles; descriptor shapes, code tables and placements, numerics
+parameters, introductions, evidence counts, dates, paths and GPUs), then runs
+`ptxspec --spec TREE validate`; a tree it accepts
 is sometimes (with --build-all: whenever its documents differ from every tree built before) built
 with `build --out DIR`. Each query case runs
-`ptxspec query` with hostile arguments, on the real database or a damaged or foreign one.
+`ptxspec query` with hostile arguments, on the real database or a damaged, foreign or crafted one
+(views that recurse without end: the query's time budget must stop them). API cases call the
+Python API with hostile arrays and render cases run `ptxspec render` on hostile templates
+(tests/fuzz_surfaces.py).
 
 A case fails on an exit status other than 0, 1 or 2, a signal, a hang (past its time limit), a
-problem line not of the form `path:line:col: error: message` (validate and build), a file
-written under the output directory by a failed build, or a database file changed by a query.
+problem line not of the form `path:line:col: error: message` (validate, build and render), a file
+written under the output directory by a failed build or render, a database file changed by a
+query, or an API call that crashed, answered a hostile value, or answered an equivalent one
+unlike its baseline.
 Case i of seed S draws from random.Random(f"S:kind:i"): any case replays alone. The exit status
 is 0 when no case failed, 1 otherwise; the summary and every failure go to standard error.
 
@@ -28,6 +36,7 @@ import os
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # before numpy: fork-safe
     os.environ.setdefault(_var, "1")
+os.environ.setdefault("PTXSPEC_QUERY_SECONDS", "5")  # a crafted database is stopped well inside LIMITS["query"]
 
 import argparse  # noqa: E402
 import json  # noqa: E402
@@ -42,6 +51,7 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "generators"), str(ROOT / "generated")]
@@ -51,13 +61,18 @@ from ptxspec.cli import main as cli  # noqa: E402
 from ptxspec.emit import artifacts as _build  # noqa: E402,F401 (imported once, before forking)
 from ptxspec.query import database as _query  # noqa: E402,F401 (imported once, before forking)
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fuzz_surfaces as surfaces  # noqa: E402
+
 SPEC = ROOT / "spec"
+EVIDENCE = ROOT / "evidence"
+EV = "@evidence/"  # tree paths of the evidence files: written beside spec/, not in it
 DATABASE = ROOT / "generated" / "ptxspec.sqlite"
 LOCATED = re.compile(r"^[^\n]+:\d+:\d+: error: \S[^\n]*$")
 MEMORY = 4 << 30
 #: per-case time limits, seconds: hang guards, not speed limits (a case reaches them only when stuck, on
 #: any machine however busy; a case that eats memory meets MEMORY, the address-space limit, first)
-LIMITS = {"validate": 600, "build": 1800, "query": 300}
+LIMITS = {"validate": 600, "build": 1800, "query": 300, "render": 600}
 
 # -- running a command in a forked child -------------------------------------------------------
 
@@ -134,7 +149,7 @@ def problems_in(outcome: Outcome, command: str) -> list[str]:
         return [f"{command} still running after {outcome.seconds:.0f}s"]
     if outcome.code not in (0, 1, 2):
         return [f"{command} exited {outcome.code}: {outcome.err.strip()[-600:]}"]
-    if command in ("validate", "build") and outcome.code == 1:
+    if command in ("validate", "build", "render") and outcome.code == 1:
         bad = [line for line in outcome.err.splitlines() if line and not LOCATED.match(line)]
         if bad:
             return [f"{command}: lines not of the form path:line:col: error: message: {bad[:3]!r}"]
@@ -194,6 +209,48 @@ SEMANTIC = [  # (file, old, new): edits that keep the tree well formed but may m
     ("smem/wgmma.yaml", "repeat: 1024", "repeat: 1000"),
     ("isa.yaml", '{name: sm_90a, arch: 90, suffix: a, ptx: "8.0"}',
      '{name: sm_90a, arch: 90, suffix: a, ptx: "9.5"}'),
+    # issue 30: the frontier surfaces (numerics; introductions; evidence; the descriptor file's
+    # shapes, codes and placements in LEAD_PENDING until the spec-language work checks them)
+    ("numerics.yaml", "params: {group: 4, F: 25, round: rz}", "params: {group: 4, F: -5, round: rz}"),
+    ("numerics.yaml", "params: {group: 4, F: 25, round: rz}", "params: {group: 3, F: 25, round: rz}"),
+    ("numerics.yaml", "params: {group: 4, F: 25, round: rz}", "params: {group: 4, F: 25, round: rq}"),
+    ("numerics.yaml", "params: {F: 13, round: rz, keep: 13}", "params: {F: 13, round: rz, keep: 99}"),
+    ("numerics.yaml", "params: {F: 13, round: rz, keep: 13}", "params: {F: 13, round: rz, keep: 14}"),
+    ("numerics.yaml", "round: rz, split: 2}", "round: rz, split: 3}"),
+    ("numerics.yaml", "round: rz, via: f32}", "round: rz, via: e4m3}"),
+    ("numerics.yaml", "finite: 1}", "finite: 7}"),
+    ("numerics.yaml", "atype: [s8, u8, s4, u4], dtype: s32}", "atype: [s8, u8, s4, u4, f16], dtype: s32}"),
+    ("numerics.yaml", "params: {F: 25, round: rz}", "params: {F: 24, round: rz}"),
+    ("families/ldmatrix/ldmatrix.yaml", '  - {ptx: "6.5", targets: {at_least: sm_75}}',
+     '  - {ptx: "6.3", targets: {at_least: sm_75}}'),
+    ("families/ldmatrix/ldmatrix.yaml", '  - {ptx: "6.5", targets: {at_least: sm_75}}',
+     '  - {ptx: "6.5", targets: {at_least: sm_70}}'),
+    ("families/tcgen05/mma.yaml", '  - {ptx: "8.6", targets: sm_100a}', '  - {ptx: "8.6", targets: sm_90a}'),
+    ("families/mma/mma.yaml", 'introduced: {targets: {at_least: sm_70}, ptx: "6.4"}',
+     'introduced: {targets: {at_least: sm_70}, ptx: "7.0"}'),
+    (EV + "mma-2026-11-22.json", ": [10, 1280, 0]", ": [6, 384, 999]"),
+    (EV + "mma-2026-11-22.json", ": [10, 1280, 0]", ": [6, 0, 5]"),
+    (EV + "mma-2026-11-22.json", '"date": "2026-11-22"', '"date": "2026-13-45"'),
+    (EV + "mma-2026-11-22.json", '"hardware": "H100"', '"hardware": "B200"'),
+    (EV + "mma-2026-11-22.json", '"campaign": "mma-2026-11-22"', '"campaign": "mma-2026-11-21"'),
+    (EV + "mma-2026-11-22.json", '"records/mma-2026-11-22.json"', '"records/mma-2026-11-21.json"'),
+    (EV + "mma-2026-11-22.json", '"notes": "campaigns/notes/2026-11-22-mma.md"', '"notes": "campaigns/notes/x.md"'),
+    (EV + "wgmma-2026-11-22.json", '"date": "2026-11-22",', '"date": "2026-11-22",\n  "date": "2026-11-23",'),
+    (EV + "numerics-2026-11-22.json", '"proves": "numerics"', '"proves": "maps"'),
+]
+
+
+#: Issue 30's reproducers 1-5 (descriptor shapes against their encodings, one-to-one code tables,
+#: scale-factor placements, layout A's a_lanes, k per kind), which the spec-language work is to refuse:
+#: validate accepts them today and a build dies of the second (a code given twice: fuzz seed 30,
+#: tree 2604, exit 3). Move them into SEMANTIC when validate refuses them.
+LEAD_PENDING = [
+    ("descriptors/tcgen05.yaml", "m: [64, 128]", "m: [72, 128]"),
+    ("descriptors/tcgen05.yaml", "m: [64, 128]", "m: [1024]"),
+    ("descriptors/tcgen05.yaml", "f16: 0", "f16: 1"),
+    ("descriptors/tcgen05.yaml", "e5m2: 1", "e5m2: 0"),
+    ("descriptors/tcgen05.yaml", 'a_lanes: ["m"]', 'a_lanes: ["m // 2"]'),
+    ("descriptors/tcgen05.yaml", "kind::f16: 16", "kind::f16: 17"),
 ]
 
 
@@ -214,12 +271,19 @@ class Tree:
         self.files[rel] = b"\n".join(lines)
 
     def write(self, root: Path) -> None:
+        """The tree at root (spec/), its evidence beside it with the checkout's records and campaign
+        notes linked in (read only)."""
+        evidence = root.parent / "evidence"
+        evidence.mkdir(parents=True, exist_ok=True)
+        for link, target in ((evidence / "records", EVIDENCE / "records"), (root.parent / "campaigns", ROOT / "campaigns")):
+            if not link.exists():
+                link.symlink_to(target)
         for rel, data in self.files.items():
-            p = root / rel
+            p = evidence / rel[len(EV):] if rel.startswith(EV) else root / rel
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(data)
         for rel, what in self.special:
-            p = root / rel
+            p = evidence / rel[len(EV):] if rel.startswith(EV) else root / rel
             p.parent.mkdir(parents=True, exist_ok=True)
             if p.exists() or p.is_symlink():
                 p.unlink()
@@ -367,7 +431,8 @@ def _file_op(tree: Tree, rng) -> str:
     rel = tree.pick(rng)
     how = rng.choice(["rename", "move", "copy", "delete", "stray"])
     if how == "rename":
-        new = rel[:-5] + rng.choice([".YAML", ".yml", ".Yaml", ".yaml~", ".yaml.bak", "", ".json"])
+        new = rel.rsplit(".", 1)[0] + rng.choice([".YAML", ".yml", ".Yaml", ".yaml~", ".yaml.bak", "", ".json",
+                                                  ".JSON", ".json~"])
         tree.files[new] = tree.files.pop(rel)
         return f"rename {rel} -> {new}"
     if how == "move":
@@ -377,13 +442,14 @@ def _file_op(tree: Tree, rng) -> str:
             tree.files[new] = tree.files.pop(rel)
         return f"move {rel} -> {new}"
     if how == "copy":
-        new = rel[:-5] + "_copy.yaml"
+        new = rel.rsplit(".", 1)[0] + ("_copy.json" if rel.startswith(EV) else "_copy.yaml")
         tree.files[new] = tree.files[rel]
         return f"copy {rel} -> {new}"
     if how == "delete":
         del tree.files[rel]
         return f"delete {rel}"
-    name = rng.choice(["README.md", ".hidden.yaml", "notes.txt", "x.yaml", "families/empty.yaml", "bin.yaml"])
+    name = rng.choice(["README.md", ".hidden.yaml", "notes.txt", "x.yaml", "families/empty.yaml", "bin.yaml",
+                       EV + "stray.json", EV + ".hidden.json"])
     tree.files[name] = bytes(rng.randrange(256) for _ in range(rng.randint(0, 64)))
     return f"stray file {name}"
 
@@ -501,6 +567,22 @@ def damaged_databases(work: Path) -> dict[str, Path]:
         finally:
             conn.close()
         out[name] = p
+    for name, view, endless in (("endless_variants", "variants", True), ("endless_fragments", "fragment_elements", True),
+                                ("huge_variants", "variants", False)):
+        p = work / f"{name}.sqlite"
+        shutil.copyfile(good, p)
+        conn = sqlite3.connect(p)
+        try:  # a view replaced by one that recurses without end (or joins 4,167^3 rows), application id kept
+            sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?", (view,)).fetchone()[0]
+            body = ("WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT v.* FROM real_view v "
+                    "JOIN r ON r.x < 0") if endless else \
+                "SELECT v.* FROM real_view v, real_view w, real_view z WHERE w.n + z.n < 0 OR 1"
+            conn.executescript(f"DROP VIEW {view}; " + sql.replace(f'VIEW "{view}"', "VIEW real_view", 1) + "; "
+                               f"CREATE VIEW {view} AS {body};")
+            conn.commit()
+        finally:
+            conn.close()
+        out[name] = p
     foreign = work / "foreign.sqlite"
     conn = sqlite3.connect(foreign)
     conn.execute("CREATE TABLE variants (id TEXT, n INTEGER)")
@@ -521,8 +603,11 @@ def damaged_databases(work: Path) -> dict[str, Path]:
 # -- the campaign --------------------------------------------------------------------------------
 
 def pristine_files() -> dict[str, bytes]:
-    """The repository's spec files, by path relative to spec/: what every tree case mutates."""
-    return {p.relative_to(SPEC).as_posix(): p.read_bytes() for p in sorted(SPEC.rglob("*.yaml"))}
+    """The repository's spec files, by path relative to spec/, and its evidence files (EV + name):
+    what every tree case mutates."""
+    files = {p.relative_to(SPEC).as_posix(): p.read_bytes() for p in sorted(SPEC.rglob("*.yaml"))}
+    files.update({EV + p.name: p.read_bytes() for p in sorted(EVIDENCE.glob("*.json"))})
+    return files
 
 
 def mutated_tree(pristine: dict[str, bytes], seed: int, i: int):
@@ -533,7 +618,53 @@ def mutated_tree(pristine: dict[str, bytes], seed: int, i: int):
     return tree, mutate(tree, rng), rng
 
 
-class Campaign:
+class SurfaceCases:
+    """The API and render cases of a campaign (tests/fuzz_surfaces.py), as Campaign methods."""
+
+    seed: int
+    work: Path
+    keep: Path | None
+    count: Any
+    record: Any
+    fail: Any
+
+    def api_case(self, i: int) -> None:
+        if getattr(self, "api", None) is None:
+            self.api = surfaces.spec_and_parts()
+        spec, bases, helpers = self.api
+        rng = random.Random(f"{self.seed}:api:{i}")
+        what, func = surfaces.api_case(spec, bases, helpers, rng)
+        status, code, err, seconds = surfaces.run_call(func)
+        verdicts = {0: "answered", 1: "refused", 3: "crashed", 4: "answered wrongly"}
+        verdict = verdicts.get(code, f"exit {code}") if status == "exit" and code is not None else status
+        self.count(f"api {verdict}")
+        self.record({"case": f"api:{i}", "call": what, "api": [status, code], "seconds": round(seconds, 3),
+                     "first_line": err.strip().splitlines()[-1][:300] if err.strip() else ""})
+        if status != "exit" or code in (3, 4) or code not in (0, 1):
+            self.fail(f"api:{i}", [f"{what}: {verdict}: {err.strip()[-600:]}"], [what])
+
+    def render_case(self, i: int) -> None:
+        rng = random.Random(f"{self.seed}:render:{i}")
+        case_dir = Path(tempfile.mkdtemp(prefix=f"render{i}-", dir=self.work))
+        path, out = case_dir / "t.j2", case_dir / "out.txt"
+        path.write_bytes(surfaces.template(rng))
+        args = surfaces.render_args(rng, path, out)
+        outcome = run_cli(args, LIMITS["render"], case_dir)
+        why = problems_in(outcome, "render")
+        if outcome.status == "exit" and outcome.code == 1 and out.exists():
+            why.append("a failed render wrote its --out file")
+        self.count(f"render {outcome.status} {outcome.code}")
+        self.record({"case": f"render:{i}", "template": path.read_bytes()[:200].decode("utf-8", "replace"),
+                     "render": [outcome.status, outcome.code], "seconds": round(outcome.seconds, 2),
+                     "first_line": outcome.err.strip().splitlines()[0][:300] if outcome.err.strip() else ""})
+        if why:
+            self.fail(f"render:{i}", why, [path.read_bytes()[:200].decode("utf-8", "replace")])
+            if self.keep:
+                shutil.copytree(case_dir, self.keep / f"render{i}", dirs_exist_ok=True)
+        _remove(case_dir)
+
+
+class Campaign(SurfaceCases):
     def __init__(self, seed: int, work: Path, log, build_rate: float, keep: Path | None):
         self.seed, self.work, self.log, self.build_rate, self.keep = seed, work, log, build_rate, keep
         self.pristine = pristine_files()
@@ -619,12 +750,14 @@ class Campaign:
 
 
 def _content_key(root: Path) -> str:
-    """What a tree's documents say, whatever their comments and layout: the parsed files, as JSON."""
+    """What a tree's documents (and its evidence files) say, whatever their comments and layout: the
+    parsed files, as JSON."""
     import hashlib
 
     import yaml
     h = hashlib.sha256()
-    for p in sorted(root.rglob("*")):
+    evidence = sorted(p for p in (root.parent / "evidence").glob("*") if not p.is_symlink())
+    for p in sorted(root.rglob("*")) + evidence:
         if p.is_file() and not p.is_symlink():
             data = p.read_bytes()
             try:
@@ -632,7 +765,7 @@ def _content_key(root: Path) -> str:
                                   sort_keys=True, default=str).encode()
             except Exception:  # noqa: BLE001 - not YAML after all: its bytes then
                 pass
-            h.update(p.relative_to(root).as_posix().encode() + b"\0" + data + b"\0")
+            h.update(p.relative_to(root.parent).as_posix().encode() + b"\0" + data + b"\0")
     return h.hexdigest()
 
 
@@ -657,44 +790,50 @@ def _remove(path: Path) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=18)
     ap.add_argument("--seconds", type=float, default=None, help="stop starting cases after this long")
     ap.add_argument("--trees", type=int, default=None, help="tree cases (default: unbounded, or until --seconds)")
     ap.add_argument("--queries", type=int, default=None, help="query cases")
+    ap.add_argument("--api", type=int, default=None, help="API calls with hostile arrays (tests/fuzz_surfaces.py)")
+    ap.add_argument("--renders", type=int, default=None, help="render cases on hostile templates")
     ap.add_argument("--start", type=int, default=0, help="first case number (to run a campaign in chunks)")
     ap.add_argument("--build-all", action="store_true", help="build every tree validate accepts")
     ap.add_argument("--build-rate", type=float, default=0.05, help="share of accepted trees built")
     ap.add_argument("--log", type=Path, help="JSON lines, one per case")
     ap.add_argument("--keep", type=Path, help="copy each failing tree here")
-    ap.add_argument("--replay", metavar="KIND:I", help="run one case (tree:I or query:I)")
+    ap.add_argument("--replay", metavar="KIND:I", help="run one case (tree:I, query:I, api:I or render:I)")
     args = ap.parse_args(argv)
-    if args.seconds is None and args.trees is None and args.queries is None and not args.replay:
-        ap.error("give --seconds, --trees/--queries or --replay")
+    wanted = {"tree": args.trees, "query": args.queries, "api": args.api, "render": args.renders}
+    if args.seconds is None and all(n is None for n in wanted.values()) and not args.replay:
+        ap.error("give --seconds, --trees/--queries/--api/--renders or --replay")
     ptxspec.load(SPEC)  # imports, schema validators and compiled formulas, warm in every child
     work = Path(tempfile.mkdtemp(prefix="ptxspec-fuzz-"))
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     campaign = Campaign(args.seed, work, log, 1.0 if args.build_all else args.build_rate, args.keep)
+    run = {"tree": campaign.tree_case, "query": campaign.query_case, "api": campaign.api_case,
+           "render": campaign.render_case}
     start = time.monotonic()
     try:
         if args.replay:
             kind, _, i = args.replay.partition(":")
-            (campaign.tree_case if kind == "tree" else campaign.query_case)(int(i))
+            run[kind](int(i))
         else:
-            trees = args.trees if args.trees is not None else (None if args.queries is None else 0)
-            queries = args.queries if args.queries is not None else (None if args.trees is None else 0)
-            t = q = 0
+            # with no count given, every kind runs until --seconds, in these proportions; with some
+            # counts given, only those kinds, each up to its count
+            if all(n is None for n in wanted.values()):
+                targets = {k: None for k in wanted}
+            else:
+                targets = {k: n for k, n in wanted.items() if n is not None}
+            weight = {"tree": 4, "query": 1, "api": 3, "render": 1}
+            done = dict.fromkeys(targets, 0)
             while args.seconds is None or time.monotonic() - start < args.seconds:
-                want_tree = trees is None or t < trees
-                want_query = queries is None or q < queries
-                if not (want_tree or want_query):
+                open_kinds = [k for k, n in targets.items() if n is None or done[k] < n]
+                if not open_kinds:
                     break
-                if want_tree and (not want_query or t <= 4 * q):  # about four trees per query
-                    campaign.tree_case(args.start + t)
-                    t += 1
-                else:
-                    campaign.query_case(args.start + q)
-                    q += 1
+                kind = min(open_kinds, key=lambda k: (done[k] / weight[k], k))
+                run[kind](args.start + done[kind])
+                done[kind] += 1
     finally:
         if log:
             log.close()

@@ -2,6 +2,7 @@
 from its case number and compared with the repository's spec by `ptxspec diff`.
 
     python3 tests/fuzz_review.py LOG.jsonl [LOG2.jsonl ...] --seed 23 --sample 50 [--pick 1]
+    python3 tests/fuzz_review.py LOG.jsonl --seed 23 --summary   # cases, outcomes per class, time
 
 For each sampled tree it prints the mutations, and the changes `ptxspec diff` reports (rule id,
 severity, count) or "no change of meaning" when the spec model is the same. A person then judges
@@ -54,13 +55,50 @@ def changes(root: Path) -> list[tuple[str, str, int]]:
     return [(r, s, n) for (r, s), n in sorted(counts.items())]
 
 
+def summary(logs: list[Path], seed: int) -> str:
+    """Cases of each kind, outcomes per class (status and exit code; API calls by verdict), the
+    failures (an exit status other than 0, 1, 2; a signal; a hang; an API crash or wrong answer)
+    and the longest case of each kind."""
+    counts: dict[tuple[str, str], int] = {}
+    longest: dict[str, float] = {}
+    failures = []
+    for log in logs:
+        for line in log.read_text().splitlines():
+            r = json.loads(line)
+            kind = r["case"].split(":")[0]
+            longest[kind] = max(longest.get(kind, 0.0), r.get("seconds", 0.0))
+            for key in ("validate", "build", "query", "render", "api"):
+                got = r.get(key)
+                if not isinstance(got, list):
+                    continue
+                status, code = got
+                label = f"{kind} {key} {status} {code}"
+                counts[(kind, label)] = counts.get((kind, label), 0) + 1
+                bad = status != "exit" or code not in ((0, 1) if key == "api" else (0, 1, 2))
+                if bad:
+                    failures.append(f"{r['case']}: {key} {status} {code}: {r.get('first_line', '')[:200]}")
+    kinds = sorted({k for k, _ in counts})
+    out = [f"fuzz campaign, seed {seed}"]
+    for kind in kinds:
+        total = sum(n for (k, label), n in counts.items() if k == kind and label.split()[1] != "build")
+        out.append(f"{kind}: {total} cases, longest {longest.get(kind, 0):.1f} s")
+        out += [f"  {label}: {n}" for (k, label), n in sorted(counts.items()) if k == kind]
+    out.append(f"failures: {len(failures)}")
+    out += [f"  {f}" for f in failures[:200]]
+    return "\n".join(out)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("logs", nargs="+", type=Path)
     ap.add_argument("--seed", type=int, required=True, help="the campaign's seed")
     ap.add_argument("--sample", type=int, default=50)
     ap.add_argument("--pick", type=int, default=1, help="seed of the sample")
+    ap.add_argument("--summary", action="store_true", help="count the cases and outcomes instead")
     args = ap.parse_args(argv)
+    if args.summary:
+        print(summary(args.logs, args.seed))
+        return 0
     pool = accepted(args.logs)
     sample = sorted(random.Random(args.pick).sample(pool, min(args.sample, len(pool))),
                     key=lambda r: int(r["case"].split(":")[1]))

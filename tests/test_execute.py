@@ -203,7 +203,8 @@ def test_generated_tables_are_used_when_fresh(spec, tmp_path, monkeypatch):
     v = spec.variant(WG, "reg")
     assert nm._generated(v) == nm._params(v)
     # other rules are another spec (spec/numerics.yaml is in the digest): the table is stale, not used
-    other = dataclasses.replace(spec.numerics[0], when={"family": "wgmma", "atype": ["bf16"]}, params={"F": 24})
+    other = dataclasses.replace(spec.numerics[0], when={"family": "wgmma", "atype": ["bf16"]}, model="fdpa",
+                                params={"F": 24})  # a rule its model can take (numerics.MODEL_PARAMS)
     monkeypatch.setattr(spec, "numerics", [other] + spec.numerics)
     monkeypatch.setattr(spec, "digest", "another spec")
     monkeypatch.setattr(nm, "_TABLES", {})

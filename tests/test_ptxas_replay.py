@@ -91,9 +91,10 @@ def test_a_spec_change_that_contradicts_a_recording_fails(tmp_path):
     and the spec now claims it at 8.3 on sm_90, where nothing was recorded."""
     spec_dir = tmp_path / "spec"
     shutil.copytree(ROOT / "spec", spec_dir)
-    path = next(p for p in spec_dir.rglob("*.yaml") if "fence.proxy.async" in p.read_text())
+    path = next(p for p in spec_dir.rglob("*.yaml") if "\nname: fence.proxy.async\n" in p.read_text())
     text = path.read_text()
-    changed = re.sub(r"(ptx:\s*)\"?8\.0\"?", r'\g<1>"8.3"', text, count=1)
+    # its requirement (`requires`), not its introduction (which a requirement may not precede)
+    changed = re.sub(r"(requires:\s*- \{ptx:\s*)\"?8\.0\"?", r'\g<1>"8.3"', text, count=1)
     assert changed != text, f"no PTX 8.0 requirement in {path}"
     path.write_text(changed)
     edited = ptxspec.load(spec_dir)

@@ -9,7 +9,8 @@ the spec's fragment maps element by element, and its descriptor bit fields with 
 
 The package, in the order an audit runs:
 - `cccl`, `cute`, `llvm`: one reader per peer (with `cpp`, the few preprocessor rules CuTe's
-  target macros need, and `tablegen`, the part of TableGen LLVM's selection patterns are written in);
+  target macros need; `tablegen`, the part of TableGen LLVM's NVPTX files are written in, and
+  `tgeval`, its evaluation into records as `llvm-tblgen` builds them);
 - `peer_asm`: statements and operands as peers write them; `match`: which variant a statement is;
 - `peer_guards`: a peer's guard against a requirement; `layouts`, `descfields`: CuTe's layouts and
   descriptor fields against the spec's maps and fields;

@@ -10,6 +10,7 @@ one ptxas run judges every statement of a module (`ptxspec.ptxas.judge`).
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from ptxspec.model import ptx_text as asm
@@ -21,9 +22,26 @@ _PREFIX = {"b32": "r", "f32": "f", "b64": "rd", "b16": "h", "f64": "fd", "": "r"
 _WIDTH_TYPE = {16: "b16", 32: "b32", 64: "b64", 0: "b32"}
 
 
-def peer_statement(b: Binding) -> str:
-    """The binding's statement with fresh registers of the types its constraints declare."""
+def operands_of(statement: str) -> list[str]:
+    """A statement's operands, split at the commas outside braces."""
+    body = statement.rstrip(";").split(None, 1)[1] if " " in statement.strip() else ""
+    out, depth, cur = [], 0, ""
+    for ch in body:
+        depth += (ch == "{") - (ch == "}")
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return out + ([cur.strip()] if cur.strip() else [])
+
+
+def peer_statement(b: Binding, legal: list[str] | None = None) -> str:
+    """The binding's statement with fresh registers of the types its constraints declare; an
+    immediate takes the value of the same position in `legal` (a spec variant's operands of the
+    same opcode) when that is a constant, else 1."""
     counts: dict[str, int] = defaultdict(int)
+    legal = legal if legal is not None and len(legal) == len(b.operands) else []
 
     def reg(kind: str, bits: int) -> str:
         p = _PREFIX.get(kind or _WIDTH_TYPE.get(bits, "b32"), "r")
@@ -31,7 +49,7 @@ def peer_statement(b: Binding) -> str:
         return f"%{p}{counts[p]}"
 
     parts = []
-    for o in b.operands:
+    for i, o in enumerate(b.operands):
         if o.what == "addr":
             parts.append(f"[{reg('b64', 64)}]")
         elif o.what == "vec":
@@ -40,7 +58,8 @@ def peer_statement(b: Binding) -> str:
             counts["p"] += 1
             parts.append(f"%p{counts['p']}")
         elif o.what == "imm":
-            parts.append("1")
+            parts.append(legal[i] if legal and re.fullmatch(r"-?\w+", legal[i]) and not legal[i].startswith("%")
+                         else "1")
         else:
             parts.append(reg(o.reg, o.bits))
     return f"{b.opcode} {', '.join(parts)};" if parts else f"{b.opcode};"
@@ -104,13 +123,13 @@ def adjudicate(spec, report: Report) -> None:
         if f.kind not in ("spelling", "guard") or b is None:
             continue
         if f.kind == "spelling":
-            stmt = peer_statement(b)
+            stmt = peer_statement(b, operands_of(asm.statement(spec.variant(f.variants[0]))) if f.variants else None)
             targets = sorted(b.guard.targets) if b.guard.targets is not None else sorted(court.known)
             latest = max(court.versions)
             points = [(t, latest) for t in spec.sort_targets(targets) if court.can(t, latest)]
             for t, ver in points:
                 court.ask(stmt, t, ver)
-            plans.append((f, stmt, points, []))
+            plans.append((f, stmt, points, [], b.guard))
         else:
             stmt = variant_statement(spec, b)
             points, controls = [], []
@@ -123,14 +142,14 @@ def adjudicate(spec, report: Report) -> None:
                     if c and court.can(*c):
                         controls.append(c)
                         court.ask(stmt, *c)
-            plans.append((f, stmt, points, controls))
+            plans.append((f, stmt, points, controls, b.guard))
     court.judge()
     report.ptxas = ptxas.version()
-    for f, stmt, points, controls in plans:
-        _decide(court, f, stmt, points, controls)
+    for f, stmt, points, controls, guard in plans:
+        _decide(court, f, stmt, points, controls, guard)
 
 
-def _decide(court: Court, f: Finding, stmt: str, points, controls) -> None:
+def _decide(court: Court, f: Finding, stmt: str, points, controls, guard) -> None:
     f.evidence["statement"] = stmt
     if not points:
         f.verdict = "no disputed point is one ptxas knows (target or PTX version)"
@@ -140,6 +159,11 @@ def _decide(court: Court, f: Finding, stmt: str, points, controls) -> None:
     f.judge = f"ptxas {ptxas.version()}"
     if f.kind == "spelling":
         accepted = [k for k, ok in said.items() if ok]
+        if not accepted and guard.upper_only:
+            f.status, f.judge = "unadjudicated", ""
+            f.verdict = (f"ptxas rejects it at {', '.join(said)}, but its guard ({guard.source}) holds a "
+                         "predicate the audit cannot evaluate: it may name a target this ptxas does not know")
+            return
         f.status = "refuted" if accepted else "confirmed"
         f.verdict = (f"ptxas accepts it at {', '.join(accepted)}: the spec lacks it" if accepted else
                      f"ptxas rejects it at {', '.join(said)}")

@@ -23,10 +23,16 @@ class Scope:
         self.names = sorted({tuple(i.split(".")) for i in spec.instructions}, key=len)
         self.tokens = frozenset(t for v in spec.variants for t in v.ptx.split("."))
         self.family = {}
+        self._seen: dict[str, tuple[str, ...] | None] = {}
         for v in spec.variants:
             self.family.setdefault(tuple(v.instruction.split(".")), v.family)
 
     def instruction(self, opcode: str) -> tuple[str, ...] | None:
+        if opcode not in self._seen:
+            self._seen[opcode] = self._instruction(opcode)
+        return self._seen[opcode]
+
+    def _instruction(self, opcode: str) -> tuple[str, ...] | None:
         tokens = opcode.split(".")
         best = None
         for name in self.names:
@@ -44,8 +50,8 @@ class Scope:
 
 
 def run(spec, peer: str, root: str, version: str, bindings: list[Binding], extra: list[Finding],
-        layouts_checked: int, unchecked: list[str], families: tuple[str, ...] = ()) -> Report:
-    matcher = Matcher(spec)
+        layouts_checked: int, unchecked: list[str], families: tuple[str, ...] = (), matcher=None) -> Report:
+    matcher = matcher or Matcher(spec)
     scope = Scope(spec)
     if families:
         bindings = [b for b in bindings if scope.family_of(b.opcode) in families]

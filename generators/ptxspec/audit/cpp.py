@@ -170,18 +170,28 @@ def _apply(op: str, a: int, b: int) -> int:
     return a << b if op == "<<" else a >> b
 
 
-def run(text: str, macros: Macros, offsets=(), where: str = "") -> list[bool]:
+def scan(text: str) -> list[tuple[int, str, str]]:
+    """The directives of `text`: (offset, word, rest), continued lines joined (every offset kept).
+    Scanned once per file; `run` then preprocesses it for each set of macros."""
+    text = text.replace("\\\n", "  ")
+    return [(m.start(), m.group(1), m.group(2)) for m in _DIRECTIVE.finditer(text)
+            if m.group(1) in _WORDS]
+
+
+_WORDS = frozenset(("if", "ifdef", "ifndef", "elif", "else", "endif", "define", "undef"))
+
+
+def run(text: str, macros: Macros, offsets=(), where: str = "", directives=None) -> list[bool]:
     """Preprocess `text` with `macros` (updated in place by its #define/#undef); for each offset,
-    whether the code there is kept."""
+    whether the code there is kept. `directives`: the text's `scan`, when it is run more than once."""
+    directives = scan(text) if directives is None else directives
     stack: list[tuple[bool, bool]] = []  # (this branch active, some branch of the group was taken)
     active = True
     kept, queue, qi = [False] * len(offsets), sorted(range(len(offsets)), key=lambda i: offsets[i]), 0
-    text = text.replace("\\\n", "  ")  # continued lines joined, every offset kept
-    for m in _DIRECTIVE.finditer(text):
-        while qi < len(queue) and offsets[queue[qi]] < m.start():
+    for start, word, rest in directives:
+        while qi < len(queue) and offsets[queue[qi]] < start:
             kept[queue[qi]] = active
             qi += 1
-        word, rest = m.group(1), m.group(2)
         try:
             if word in ("if", "ifdef", "ifndef"):
                 parent = active
@@ -206,9 +216,9 @@ def run(text: str, macros: Macros, offsets=(), where: str = "") -> list[bool]:
             elif word == "undef" and active:
                 macros.undef(rest.split()[0])
         except AuditError as exc:
-            line = text.count("\n", 0, m.start()) + 1
-            raise AuditError(f"{where}:{line}: {exc}") from None
+            raise AuditError(f"{where}:{text.count(chr(10), 0, start) + 1}: {exc}") from None
     while qi < len(queue):
         kept[queue[qi]] = active
         qi += 1
     return kept
+

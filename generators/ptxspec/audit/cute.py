@@ -11,18 +11,18 @@ descriptors (`mma_sm90_desc.hpp`, `mma_sm100_desc.hpp`) by `descfields`.
 """
 from __future__ import annotations
 
+import bisect
 import importlib.metadata
 import re
 from pathlib import Path
 
-from ptxspec.audit import cpp, descfields, layouts
+from ptxspec.audit import copylayouts, cpp, descfields, layouts
 from ptxspec.audit.findings import AuditError, Binding, Finding, Guard
 from ptxspec.audit.peer_asm import Lines, asm_blocks, parse
 
 DIST = "nvidia-cutlass"
 CONFIG = ("cutlass/detail/helper_macros.hpp", "cutlass/arch/config.h", "cute/arch/config.hpp")
-_STRUCT = re.compile(r"\bstruct\s+(\w+)")
-_IF = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|elif)\b(.*)$", re.M)
+_STRUCT = re.compile(r"struct\s+(\w+)")  # (a word boundary before it is checked by hand: faster)
 
 
 def default_root() -> tuple[Path, str]:
@@ -78,24 +78,32 @@ def read_atoms(spec, root: Path, scope, groups) -> list[Binding]:
             continue
         offsets = [b.offset for b, _ in blocks]
         enabled: list[set[str]] = [set() for _ in blocks]
+        directives = cpp.scan(text)
         for names, macros in groups:
-            for i, kept in enumerate(cpp.run(text, macros.copy(), offsets, rel)):
+            for i, kept in enumerate(cpp.run(text, macros.copy(), offsets, rel, directives)):
                 if kept:
                     enabled[i] |= names
-        structs = [(m.start(), m.group(1)) for m in _STRUCT.finditer(text)]
+        structs = [(m.start(), m.group(1)) for m in _STRUCT.finditer(text)
+                   if not m.start() or not (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_")]
         line_of = Lines(text)
-        ifs = [(m.start(), " ".join(m.group(1).split())) for m in _IF.finditer(text)]
+        ifs = [(start, f"{'defined(' + rest.strip() + ')' if word == 'ifdef' else ' '.join(rest.split())}")
+               for start, word, rest in directives if word in ("if", "ifdef", "elif")]
         for (blk, stmts), targets in zip(blocks, enabled):
-            name = next((n for off, n in reversed(structs) if off < blk.offset), "")
-            cond = next((c for off, c in reversed(ifs) if off < blk.offset), "")
+            name = _last_before(structs, blk.offset)  # the struct and the #if nearest above the asm
+            cond = _last_before(ifs, blk.offset)
             guard = Guard(frozenset(targets), None, f"#if {cond}" if cond else "no preprocessor condition",
                           only_ptx=max(spec.ptx_versions))  # CuTe states no PTX version: nvcc 13.5 emits the newest
             line = line_of(blk.offset)
-            out += [Binding("cutlass", rel, line, st.opcode, st.operands, guard, name) for st in stmts]
+            out += [Binding("cutlass", rel, line, st.opcode, st.operands, guard, name, text=st.text) for st in stmts]
     return out
 
 
-def read(spec, path: str | None, scope) -> tuple[str, str, list[Binding], list[Finding], int, list[str]]:
+def _last_before(marks: list[tuple[int, str]], offset: int) -> str:
+    i = bisect.bisect_left(marks, (offset, ""))
+    return marks[i - 1][1] if i else ""
+
+
+def read(spec, path: str | None, scope, matcher) -> tuple[str, str, list[Binding], list[Finding], int, list[str]]:
     """(root shown, version, bindings, layout and descriptor findings, layouts checked, unchecked)."""
     if path:
         root, version = find_root(Path(path)), ""
@@ -105,9 +113,11 @@ def read(spec, path: str | None, scope) -> tuple[str, str, list[Binding], list[F
     bindings = read_atoms(spec, root, scope, groups)
     if not bindings:
         raise AuditError(f"{root}: no inline-asm statement of the spec's instructions in cute/arch")
-    findings, checked, unchecked = layouts.check(spec, root, bindings, scope)
+    findings, checked, unchecked = layouts.check(spec, root, bindings, matcher)
+    f1, c1, u1 = copylayouts.check(spec, root, bindings, matcher)
     f2, c2, u2 = descfields.check(spec, root)
-    unchecked = unchecked + u2 + [
+    findings, checked = findings + f1, checked + c1
+    unchecked = unchecked + u1 + u2 + [
         "CuTe states no PTX ISA version: nvcc emits its own, so only targets are compared",
         f"targets are the preprocessing of {', '.join(CONFIG)} with nvcc {cpp.NVCC_VERSION[0]}.{cpp.NVCC_VERSION[1]}'s "
         "predefined macros for each target (not nvcc itself)"]

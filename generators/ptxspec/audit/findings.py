@@ -1,6 +1,6 @@
 """What an audit reads and what it reports: a peer's bindings, their guards, the findings.
 
-A *binding* is one PTX statement a peer can emit (an inline-asm string, a selection pattern), with
+A *binding* is one PTX statement a peer can emit (an inline-asm string, an LLVM instruction record), with
 the file and line it is written at and the *guard* the peer puts around it: the targets and the
 first PTX ISA version it claims the statement for. A *finding* is one thing the peer and the spec
 disagree on, of four kinds:
@@ -40,6 +40,8 @@ class Guard:
     min_ptx: Version | None
     source: str  # e.g. "#if __cccl_ptx_isa >= 860 + documented SM_100a, SM_110a"
     only_ptx: Version | None = None  # a peer that states no PTX version is compared at the one its toolkit emits
+    compare_from: Version | None = None  # earlier versions are not compared (the peer spells it otherwise there)
+    upper_only: bool = False  # the guard holds a predicate the audit cannot evaluate: only what it forbids counts
 
     def allows(self, target: str, ptx: Version) -> bool:
         return (self.targets is None or target in self.targets) and (self.min_ptx is None or ptx >= self.min_ptx)
@@ -74,6 +76,7 @@ class Binding:
     guard: Guard
     name: str = ""  # the peer's name for it (function, struct, record)
     variants: tuple[str, ...] = ()  # spec variant ids it matched (filled by the matcher)
+    text: str = ""  # the statement as written (its immediates: tcgen05.ld's split offset)
 
 
 @dataclass

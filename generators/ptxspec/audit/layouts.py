@@ -1,12 +1,21 @@
-"""CuTe's MMA traits layouts, evaluated as shape:stride functions and compared with the spec's maps.
+"""CuTe's MMA traits layouts, evaluated as shape:stride functions (`layout_algebra`) and compared
+with the spec's maps element by element.
 
 A CuTe thread-value layout maps (thread, value) to a position in the operand's matrix, stored
-column-major: A as (M, K), B as (N, K), C/D as (M, N). `Layout<Shape<...>, Stride<...>>` is the
-function `sum(coordinate_i * stride_i)` over the colexicographic coordinates of each mode. Every
-element of every thread is compared with the spec's fragment map of the variant the traits' atom
-emits (`Variant.fragment`). A layout that does not evaluate (shape and stride of different ranks,
-a position outside the matrix, two elements on one position, a count unlike the spec's) is a
-finding, not an error of the audit.
+column-major: A as (M, K), B as (N, K), C/D as (M, N); `ThrID` maps its threads to the warp's
+lanes. Compared with the spec's maps of the variant the traits' atom emits:
+- A, B, C/D with the fragment maps (`Variant.fragment`); where `ThrID` is no identity (SM70's
+  quad-pair: 8 threads of lanes 0-3 and 16-19), on those lanes, whose product is the first one;
+- a sparse A, whose layout places the dense (M, K) elements two to a stored element
+  (`sparse_elem<2, T>`), with the spec's packed fragment in the compressed (M, K/2): stored
+  element e of a thread holds values 2e and 2e + 1, at compressed column k // 2;
+- `SFALayout`/`SFBLayout` (thread, k) -> (row of A or column of B, k) with the block-scale
+  factor maps (`Variant.scale_map`) at the selectors CuTe's atoms pass (constants, read from
+  cute/arch): every lane the spec reads a factor from holds CuTe's factors of that row (column);
+- a sparse atom's `ELayout` (thread, value) -> (row, dense k) of the metadata, eight nibbles of a
+  register per thread, with the spec's metadata map at every selector the variant allows.
+A layout that does not evaluate (shape and stride of different ranks, a position outside the
+matrix, two elements on one position, a count unlike the spec's) is a finding, not an error.
 """
 from __future__ import annotations
 
@@ -16,267 +25,119 @@ from pathlib import Path
 
 import numpy as np
 
+from ptxspec.audit import cute_traits
 from ptxspec.audit.findings import Binding, Finding
+from ptxspec.audit.layout_algebra import NotEvaluable, Types, Unknown, evaluate, offsets, points
 from ptxspec.audit.match import Matcher
-from ptxspec.audit.peer_asm import Lines
 
-_ALIAS = re.compile(r"(?:template\s*<([^<>]*)>\s*)?using\s+(\w+)\s*=\s*([^;]+);")
-_TRAITS = re.compile(r"struct\s+MMA_Traits\s*<\s*([\w:]+)\s*(?:<[^{;]*?>)?\s*>\s*(?::\s*MMA_Traits\s*<\s*([\w:]+))?")
-_MEMBER = re.compile(r"using\s+(ALayout|BLayout|CLayout|ThrID|Shape_MNK)\s*=\s*([^;]+);")
-_TOKEN = re.compile(r"\s*([\w:]+|<|>|,|[-+*/()])")
 OPERANDS = (("ALayout", "a", "A"), ("BLayout", "b", "B"), ("CLayout", "d", "C"))
+SCALES = (("SFALayout", "scale_a", "A"), ("SFBLayout", "scale_b", "B"))
+_SELECTOR = re.compile(r"static\s+constexpr\s+uint16_t\s+(?:tid|bid)[AB]\s*=\s*(\d+)\s*;")
 
 
-class NotEvaluable(Exception):
-    """The layout fails on its own terms (a finding)."""
-
-
-class Unknown(Exception):
-    """A type this reader does not evaluate (not a finding: reported as not checked)."""
-
-
-def _tokens(text: str) -> list[str]:
-    out, pos = [], 0
-    text = text.strip()
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            raise Unknown(f"cannot read `{text}`")
-        out.append(m.group(1))
-        pos = m.end()
-    return out
-
-
-class Types:
-    """Aliases (`using X = ...;`, `template <int N> using X = ...;`) and their evaluation."""
-
-    def __init__(self):
-        self.aliases: dict[str, tuple[tuple[str, ...], str]] = {}
-        self.heads: dict[str, str] = {}  # alias -> the name its type starts with (templates of any kind)
-
-    def add_file(self, text: str) -> None:
-        for m in _ALIAS.finditer(text):
-            self.heads.setdefault(m.group(2), m.group(3).split("<")[0].split("::")[-1].strip())
-            params = tuple(p.split()[-1] for p in (m.group(1) or "").split(",") if p.strip())
-            if m.group(1) and not all(p.strip().startswith("int") for p in m.group(1).split(",")):
-                continue
-            self.aliases.setdefault(m.group(2), (params, " ".join(m.group(3).split())))
-
-    def eval(self, text: str, env: dict | None = None, depth: int = 0):
-        toks = _tokens(text)
-        val, i = self._node(toks, 0, env or {}, depth)
-        if i != len(toks):
-            raise Unknown(f"cannot read `{text}`")
-        return val
-
-    def _node(self, toks, i, env, depth):
-        if depth > 30:
-            raise Unknown("aliases nest too deep")
-        name = toks[i]
-        args: list = []
-        j = i + 1
-        if j < len(toks) and toks[j] == "<":
-            j += 1
-            start = j
-            level = 0
-            raw_args, cur = [], []
-            while j < len(toks):
-                t = toks[j]
-                if t == "<":
-                    level += 1
-                elif t == ">":
-                    if level == 0:
-                        break
-                    level -= 1
-                if t == "," and level == 0:
-                    raw_args.append(cur)
-                    cur = []
-                else:
-                    cur.append(t)
-                j += 1
-            if cur or j > start:
-                raw_args.append(cur)
-            j += 1
-            args = raw_args
-        return self._apply(name.split("::")[-1], args, env, depth), j
-
-    def _arg(self, toks, env, depth):
-        if ("<" not in toks and any(t in ("+", "-", "*", "/", "(", ")") for t in toks)) or \
-                (len(toks) == 1 and (toks[0] in env or toks[0].isdigit())):
-            expr = " ".join(str(env.get(t, t)) for t in toks).replace("/", "//")
-            if not re.fullmatch(r"[\d\s+\-*/()]+", expr):
-                raise Unknown(f"cannot evaluate `{' '.join(toks)}`")
-            return int(eval(expr, {"__builtins__": {}}))  # digits and + - * // ( ) only, checked above
-        val, k = self._node(toks, 0, env, depth + 1)
-        if k != len(toks):
-            raise Unknown(f"cannot read `{' '.join(toks)}`")
-        return val
-
-    def _apply(self, name, args, env, depth):
-        if re.fullmatch(r"_\d+", name):
-            return int(name[1:])
-        if name.isdigit():
-            return int(name)
-        if name in env:
-            return env[name]
-        vals = [self._arg(a, env, depth) for a in args]
-        if name == "Int":
-            return vals[0]
-        if name in ("Shape", "Stride", "tuple"):
-            return tuple(vals)
-        if name == "Layout":
-            shape = vals[0]
-            return (shape, vals[1] if len(vals) > 1 else compact(shape))
-        if name in self.aliases:
-            params, body = self.aliases[name]
-            if len(params) != len(vals):
-                raise Unknown(f"{name} takes {len(params)} arguments")
-            return self.eval(body, dict(zip(params, vals)), depth + 1)
-        raise Unknown(f"unknown type {name}")
-
-
-def compact(shape, start: int = 1):
-    """CuTe's default (column-major) strides of a shape."""
-    if isinstance(shape, int):
-        return start
-    out, s = [], start
-    for sub in shape:
-        out.append(compact(sub, s))
-        s *= size(sub)
-    return tuple(out)
-
-
-def size(shape) -> int:
-    return shape if isinstance(shape, int) else int(np.prod([size(s) for s in shape]))
-
-
-def _flat(shape, stride) -> list[tuple[int, int]]:
-    if isinstance(shape, int) != isinstance(stride, int):
-        raise NotEvaluable("its shape and stride have different ranks")
-    if isinstance(shape, int):
-        return [(shape, stride)]
-    if len(shape) != len(stride):
-        raise NotEvaluable(f"its shape has {len(shape)} modes where its stride has {len(stride)}")
-    return [x for s, d in zip(shape, stride) for x in _flat(s, d)]
-
-
-def offsets(mode_shape, mode_stride) -> np.ndarray:
-    """The offset of each index of one mode (colexicographic coordinates)."""
-    out = np.zeros(1, dtype=np.int64)
-    for s, d in _flat(mode_shape, mode_stride):  # the first sub-mode varies fastest
-        out = (np.arange(s, dtype=np.int64)[:, None] * d + out[None, :]).reshape(-1)
-    return out
-
-
-def evaluate(layout, rows: int, cols: int, threads: int, values: int) -> np.ndarray:
-    """(threads, values, 2): (row, col) of each element; raises NotEvaluable."""
-    shape, stride = layout
-    if isinstance(shape, int) or len(shape) != 2:
-        raise NotEvaluable("it is no (thread, value) layout of two modes")
-    if isinstance(stride, int) or len(stride) != 2:
-        raise NotEvaluable("its stride has no two modes")
-    t_off, v_off = offsets(shape[0], stride[0]), offsets(shape[1], stride[1])
-    if len(t_off) != threads or len(v_off) != values:
-        raise NotEvaluable(f"it has {len(t_off)} threads x {len(v_off)} values where the spec has "
-                           f"{threads} x {values}")
-    idx = t_off[:, None] + v_off[None, :]
-    if idx.min() < 0 or idx.max() >= rows * cols:
-        raise NotEvaluable(f"it reaches position {int(idx.max())} of a {rows} x {cols} matrix")
-    if np.bincount(idx.ravel(), minlength=rows * cols).max() > 1:
-        raise NotEvaluable("it puts two elements on one position")
-    return np.stack([idx % rows, idx // rows], axis=-1)
-
-
-def _body(text: str, start: int) -> str:
-    """A traits struct's body: from its brace to the first `};` (traits hold no nested braces)."""
-    i = text.find("{", start)
-    j = text.find("};", i)
-    return text[i:j + 2 if j >= 0 else len(text)]
-
-
-def read_traits(root: Path):
-    """Per traits name: (file, line, base, {member: type text}); and the types of every file."""
+def read_traits(root: Path) -> tuple[Types, dict[str, cute_traits.Traits], set[int]]:
+    """The MMA traits, the types of every file, and the selector values the block-scale atoms pass."""
     types = Types()
-    traits = {}
-    files = sorted((root / "cute" / "atom").glob("mma_traits*.hpp")) + sorted((root / "cute" / "arch").glob("mma*.hpp"))
-    for path in files:
+    arch = sorted((root / "cute" / "arch").glob("mma*.hpp"))
+    traits = cute_traits.read(root, "MMA_Traits", sorted((root / "cute" / "atom").glob("mma_traits*.hpp")), types)
+    selectors = set()
+    for path in arch:
         text = path.read_text(encoding="utf-8")
         types.add_file(text)
-        if path.parent.name != "atom":
-            continue
-        rel = path.relative_to(root).as_posix()
-        line_of = Lines(text)
-        for m in _TRAITS.finditer(text):
-            members = {k: " ".join(v.split()) for k, v in _MEMBER.findall(_body(text, m.end()))}
-            traits.setdefault(m.group(1).split("::")[-1], (rel, line_of(m.start()), m.group(2), members))
-    return types, traits
+        selectors |= {int(x) for x in _SELECTOR.findall(text)} if "uint16_t" in text else set()
+    return types, traits, selectors
 
 
-def _atom(types: Types, name: str, structs: dict) -> str:
-    """The arch struct an MMA op name (or its alias) stands for."""
-    seen = 0
-    while name not in structs and name in types.heads and seen < 5:
-        name = types.heads[name]
-        seen += 1
-    return name
+class Check:
+    """Comparisons of one peer's layouts; each distinct (layout, map) evaluated once (CuTe repeats
+    them by the hundred), its finding placed at every traits struct that has it."""
+
+    def __init__(self):
+        self.findings: list[Finding] = []
+        self.checked = 0
+        self.unknown: dict[str, int] = defaultdict(int)
+        self.memo: dict[tuple, Finding | None] = {}
+
+    def run(self, key: tuple, compute, args: tuple, where: cute_traits.Traits, member: str, v) -> None:
+        """`compute(*args)`, once per key; its finding placed at `where`."""
+        self.checked += 1
+        if key not in self.memo:
+            try:
+                self.memo[key] = compute(*args)
+            except NotEvaluable as exc:
+                self.memo[key] = broken(v, key[0], exc)
+        f = self.memo[key]
+        if f is not None:
+            self.findings.append(Finding(f.kind, f.severity, where.file, where.line, f"{where.name}::{member} {f.message}",
+                                         f"{where.name}::{member}", (v.id,), f.evidence, f.status, f.judge, f.verdict))
+
+    def notes(self, what: str) -> list[str]:
+        return [f"{n} {what} not evaluated: {why}" for why, n in sorted(self.unknown.items())]
 
 
-def check(spec, root: Path, bindings: list[Binding], scope) -> tuple[list[Finding], int, list[str]]:
-    types, traits = read_traits(root)
-    matcher = Matcher(spec)
+def broken(v, text: str, exc: Exception) -> Finding:
+    return Finding("layout", "error", "", 0, f"`{text}` does not evaluate: {exc}", "", (v.id,), {"layout": text},
+                   "confirmed", "layout algebra", "the layout fails on its own terms")
+
+
+def differ(v, text: str, got: np.ndarray, ref: np.ndarray, what: str, lanes=None, show=None) -> Finding | None:
+    """A finding when `got` and the spec's `ref` ((threads, values, k) arrays) differ anywhere."""
+    diff = np.argwhere((got != ref).any(axis=-1))
+    if not len(diff):
+        return None
+    lanes = lanes if lanes is not None else np.arange(got.shape[0])
+    show = show or (lambda a: f"({', '.join(str(int(x)) for x in a)})")
+    first = [f"lane {int(lanes[t])} value {e}: CuTe {show(got[t, e])}, spec {show(ref[t, e])}" for t, e in diff[:3]]
+    proven = not v.hardware.startswith("not")
+    return Finding("layout", "error", "", 0,
+                   f"`{text}` puts {len(diff)} of {got.shape[0] * got.shape[1]} elements elsewhere than the spec's "
+                   f"{what} of {v.id}: " + "; ".join(first), "", (v.id,),
+                   {"layout": text, "differing": int(len(diff)), "first": first, "hardware": v.hardware},
+                   "confirmed" if proven else "unadjudicated", "spec maps" if proven else "",
+                   f"the spec's map is proven: {v.hardware}" if proven else f"the spec's map is {v.hardware}")
+
+
+def check(spec, root: Path, bindings: list[Binding], matcher: Matcher) -> tuple[list[Finding], int, list[str]]:
+    types, traits, selectors = read_traits(root)
     by_struct: dict[str, list[Binding]] = defaultdict(list)
     for b in bindings:
         by_struct[b.name].append(b)
-    findings, checked, unknown = [], 0, defaultdict(int)
-    memo: dict[tuple, Finding | None] = {}  # one evaluation per layout and map (CuTe repeats them by the hundred)
-    for name, (rel, line, base, members) in sorted(traits.items()):
-        merged, b2 = dict(members), base
-        while b2 and b2.split("::")[-1] in traits:
-            for k, v in traits[b2.split("::")[-1]][3].items():
-                merged.setdefault(k, v)
-            b2 = traits[b2.split("::")[-1]][2]
-        atom = by_struct.get(_atom(types, name, by_struct), [])
-        vids = [v for b in atom for v in matcher.match(b).variants]
+    c = Check()
+    for name, t in sorted(traits.items()):
+        atom = by_struct.get(cute_traits.atom(types, name, by_struct), [])
+        # the variant the opcode names, also where the operands differ (a spelling finding of its own)
+        vids = [vid for b in atom for m in [matcher.match(b)] for vid in m.variants or m.candidates]
         if not vids:
             continue
         v = spec.variant(vids[0])
+        try:
+            lanes = offsets(*types.eval(cute_traits.member(traits, name, "ThrID") or f"Layout<_{v.threads}>"))
+        except (Unknown, NotEvaluable) as exc:
+            c.unknown[f"ThrID: {exc}"] += 1
+            continue
         for member, operand, letter in OPERANDS:
-            if member not in merged or not any(o.kind == "fragment" and operand in (o.matrix, o.name)
-                                               for o in v.operands):
+            text = cute_traits.member(traits, name, member)
+            if text is None or not any(o.kind == "fragment" and operand in (o.matrix, o.name) for o in v.operands):
                 continue  # the operand is no register fragment of the variant (wgmma's A from a descriptor)
-            if v.sparse and operand == "a":
-                unknown["sparse A (compressed K) is not compared"] += 1
-                continue
-            try:
-                thr = types.eval(merged.get("ThrID", f"Layout<_{v.threads}>"))
-                if thr != (v.threads, 1):
-                    raise Unknown(f"a thread mapping other than the identity ({merged.get('ThrID')})")
-                lay = types.eval(merged[member])
-            except Unknown as exc:
-                unknown[str(exc)] += 1
-                continue
-            rows, cols = _dims(v, letter)
-            checked += 1
-            key = (merged[member], letter, rows, cols, v.fragment_layouts[operand][0].name,
-                   v.fragment_layouts[operand][1], v.threads)
-            if key not in memo:
-                memo[key] = _compare(v, "", "", 0, member, merged[member], lay, v.fragment(operand), rows, cols,
-                                     letter)
-            f = _located(memo[key], name, rel, line, member, v)
-            if f:
-                findings.append(f)
-    notes = [f"{n} traits layouts not evaluated: {why}" for why, n in sorted(unknown.items())]
-    notes.append("copy traits (ldmatrix/stmatrix, tensor-memory loads) and SFALayout/SFBLayout are read for their "
-                 "asm and targets only: their layouts are not compared")
-    return findings, checked, notes
-
-
-def _located(f: Finding | None, name: str, rel: str, line: int, member: str, v) -> Finding | None:
-    """A memoized comparison's finding, placed at this traits struct."""
-    if f is None:
-        return None
-    return Finding(f.kind, f.severity, rel, line, f"{name}::{member} {f.message}", f"{name}::{member}", (v.id,),
-                   f.evidence, f.status, f.judge, f.verdict)
+            _operand(c, types, t, member, text, v, operand, letter, lanes)
+        text = cute_traits.member(traits, name, "ELayout")
+        if text is not None and v.sparsity is not None:
+            _metadata(c, types, t, text, v)
+        for vid in dict.fromkeys(vids):  # each variant of the atom: the factor maps differ by scale_vec
+            w = spec.variant(vid)
+            for member, operand, letter in SCALES:
+                text = cute_traits.member(traits, name, member)
+                if text is None or not any(o.name == operand and o.scale_map for o in w.operands):
+                    continue
+                if selectors != {0}:
+                    c.unknown[f"the block-scale atoms pass selectors {sorted(selectors)}, not only 0"] += 1
+                    continue
+                _scale(c, types, t, member, text, w, operand, letter)
+    notes = c.notes("traits layouts")
+    notes.append("block-scale factors: compared is which lane holds which row (column) of factors; the byte "
+                 "of a lane's register each K-block's factor lies in comes from CuTe's scale-factor tensor "
+                 "layouts, not from its traits, and is not compared")
+    return c.findings, c.checked, notes
 
 
 def _dims(v, letter: str) -> tuple[int, int]:
@@ -284,25 +145,120 @@ def _dims(v, letter: str) -> tuple[int, int]:
     return {"A": (m, k), "B": (n, k), "C": (m, n)}[letter]
 
 
-def _compare(v, name, rel, line, member, text, lay, ref, rows, cols, letter) -> Finding | None:
-    threads, values = ref.shape[0], ref.shape[1]
+def _operand(c: Check, types: Types, t, member, text, v, operand, letter, lanes) -> None:
     try:
-        got = evaluate(lay, rows, cols, threads, values)
-    except NotEvaluable as exc:
-        return Finding("layout", "error", rel, line, f"`{text}` does not evaluate: {exc}",
-                       f"{name}::{member}", (v.id,), {"layout": text}, "confirmed", "layout algebra",
-                       "the layout fails on its own terms")
+        lay = types.eval(text)
+    except Unknown as exc:
+        c.unknown[str(exc)] += 1
+        return
+    rows, cols = _dims(v, letter)
+    ref = v.fragment(operand)
+    if len(lanes) != v.threads or (np.sort(lanes) != np.arange(v.threads)).any():
+        ref = ref[lanes]  # SM70's quad-pair: the lanes of the first product, in its own coordinates
+        if (ref < 0).any() or (ref[..., 0] >= (cols if letter == "B" else rows)).any() or \
+                (ref[..., 1] >= (rows if letter == "B" else cols)).any():
+            c.unknown[f"a ThrID whose lanes are not the spec's first product ({member})"] += 1
+            return
+    fl, bits, shape = v.fragment_layouts[operand]
+    key = (text, "sparse" if v.sparse and operand == "a" else letter, rows, cols, fl.name, bits,
+           fl.shape_key(*shape), v.threads, tuple(lanes.tolist()))
+    if v.sparse and operand == "a":
+        c.run(key, _sparse_a, (v, text, lay, ref, rows, cols, lanes), t, member, v)
+    else:
+        c.run(key, _dense, (v, text, lay, ref, rows, cols, letter, lanes), t, member, v)
+
+
+def _dense(v, text, lay, ref, rows, cols, letter, lanes) -> Finding | None:
+    got = evaluate(lay, rows, cols, ref.shape[0], ref.shape[1])
     if letter == "B":  # CuTe (n, k) against the spec's (row k, col n)
         got = got[..., ::-1]
-    diff = np.argwhere((got != ref).any(axis=-1))
-    if not len(diff):
-        return None
-    first = [f"thread {t} value {e}: CuTe ({got[t, e, 0]}, {got[t, e, 1]}), spec ({ref[t, e, 0]}, {ref[t, e, 1]})"
-             for t, e in diff[:3]]
-    proven = not v.hardware.startswith("not")
-    return Finding("layout", "error", rel, line,
-                   f"`{text}` puts {len(diff)} of {threads * values} elements elsewhere than the spec's map "
-                   f"of {v.id} operand {letter}: " + "; ".join(first), f"{name}::{member}", (v.id,),
-                   {"layout": text, "differing": int(len(diff)), "first": first, "hardware": v.hardware},
-                   "confirmed" if proven else "unadjudicated", "spec maps" if proven else "",
-                   f"the spec's map is proven: {v.hardware}" if proven else f"the spec's map is {v.hardware}")
+    return differ(v, text, got, ref, f"map of operand {letter}", lanes)
+
+
+def _sparse_a(v, text, lay, ref, rows, cols, lanes) -> Finding | None:
+    """CuTe's dense (M, K) places, two per stored element, against the packed (M, K/2) fragment."""
+    idx = points(lay)
+    threads, stored = ref.shape[0], ref.shape[1]
+    if idx.shape != (threads, 2 * stored):
+        raise NotEvaluable(f"it has {idx.shape[0]} threads x {idx.shape[1]} values where the spec's packed fragment "
+                           f"has {threads} x {stored} stored elements of two values each")
+    got = evaluate(lay, rows, cols, threads, 2 * stored).reshape(threads, stored, 2, 2)
+    pair_row, pair_col = got[..., 0], got[..., 1] // 2
+    split = (pair_row[..., 0] != pair_row[..., 1]) | (pair_col[..., 0] != pair_col[..., 1])
+    if split.any():
+        t, e = np.argwhere(split)[0]
+        raise NotEvaluable(f"lane {int(lanes[t])} stores values {2 * e} and {2 * e + 1} of different compressed "
+                           f"positions ({got[t, e, 0].tolist()} and {got[t, e, 1].tolist()})")
+    packed = np.stack([pair_row[..., 0], pair_col[..., 0]], axis=-1)
+    return differ(v, text, packed, ref, "packed (compressed) fragment of A", lanes)
+
+
+def _scale(c: Check, types: Types, t, member, text, v, operand, letter) -> None:
+    try:
+        lay = types.eval(text)
+    except Unknown as exc:
+        c.unknown[str(exc)] += 1
+        return
+    extent = v.m if letter == "A" else v.n
+    key = (text, "scale", operand, v.id)
+    c.run(key, _scale_rows, (v, text, lay, operand, extent or 0, v.k or 0), t, member, v)
+
+
+def _scale_rows(v, text, lay, operand, extent: int, k: int) -> Finding | None:
+    """Which row (column) of factors each lane holds: CuTe's (thread, k) -> (row, k) against the lanes
+    the spec reads each row's factors from (selectors {0, 0})."""
+    idx = points(lay)
+    if idx.shape != (v.threads, k):
+        raise NotEvaluable(f"it has {idx.shape[0]} threads x {idx.shape[1]} values where the spec has "
+                           f"{v.threads} lanes x K = {k}")
+    if idx.min() < 0 or idx.max() >= extent * k:
+        raise NotEvaluable(f"it reaches position {int(idx.max())} of a {extent} x {k} matrix of factors")
+    row, kk = idx % extent, idx // extent
+    spans = [int(x) for x in np.flatnonzero((row != row[:, :1]).any(axis=1) | (np.sort(kk, axis=1) != np.arange(k)).any(axis=1))]
+    if spans:
+        raise NotEvaluable(f"lane {spans[0]} does not hold the K factors of one row: rows "
+                           f"{sorted(set(row[spans[0]].tolist()))}")
+    smap = v.scale_map(operand, 0, 0)
+    read = (smap[..., 0] >= 0).any(axis=1)
+    spec_row = np.where(read, smap[..., 0].max(axis=1), -1)
+    if ((smap[..., 0] >= 0) & (smap[..., 0] != spec_row[:, None])).any():
+        return None  # a lane whose bytes scale several rows: not a layout CuTe's traits can state
+    got = np.where(read, row[:, 0], -1)
+    return differ(v, text, got[:, None, None], spec_row[:, None, None],
+                  f"block-scale factor map of {operand} (selectors 0, 0)", show=lambda a: f"row {int(a[0])}")
+
+
+def _metadata(c: Check, types: Types, t, text, v) -> None:
+    try:
+        lay = types.eval(text)
+    except Unknown as exc:
+        c.unknown[str(exc)] += 1
+        return
+    c.run((text, "metadata", v.id), _nibbles, (v, text, lay), t, "ELayout", v)
+
+
+def _nibbles(v, text, lay) -> Finding | None:
+    """CuTe's (thread, value) -> (row, dense k) of the metadata, eight nibbles of one register per
+    thread (values in order), against the spec's metadata map: at every selector the spec allows,
+    each nibble of each lane that supplies metadata describes the chunk CuTe places there."""
+    idx = points(lay)
+    m, k = v.m or 0, v.k or 0
+    if idx.shape[0] != v.threads or idx.shape[1] % 8:
+        raise NotEvaluable(f"it has {idx.shape[0]} threads x {idx.shape[1]} values where the spec has {v.threads} "
+                           "lanes x 8 nibbles of a 32-bit metadata register")
+    if idx.min() < 0 or idx.max() >= m * k:
+        raise NotEvaluable(f"it reaches position {int(idx.max())} of a {m} x {k} matrix")
+    width = k // v.sparsity.chunks_per_row(k)
+    row = (idx % m).reshape(v.threads, 8, -1)
+    chunk = (idx // m // width).reshape(v.threads, 8, -1)
+    if (row != row[..., :1]).any() or (chunk != chunk[..., :1]).any():
+        raise NotEvaluable("a nibble's values lie in several chunks of A")
+    got = np.stack([row[..., 0], chunk[..., 0]], axis=-1)
+    for sel in v.selectors:
+        mask, srow, schunk = v.sparsity.metadata_map(v.threads, m, v.n or 0, k, sel)
+        lanes = np.flatnonzero(mask)
+        f = differ(v, text, got[lanes], np.stack([srow, schunk], axis=-1)[lanes],
+                   f"metadata map (row, chunk) at selector {sel}", lanes)
+        if f is not None:
+            return f
+    return None

@@ -1,30 +1,82 @@
-"""LLVM's NVPTX back end: the PTX strings of its selection patterns (`NVPTXIntrinsics.td`) for the
-spec's instructions, with their predicates (`hasPTX<86>`, `hasSM<100>`, `hasSM90a`, ...), and the
-intrinsics of these families declared in `IntrinsicsNVVM.td`.
+"""LLVM's NVPTX back end: every instruction record of `NVPTXIntrinsics.td` for the spec's
+instructions, evaluated as TableGen builds it (`tablegen`, `tgeval`), with its PTX string and its
+predicates (PTX version, SM architecture).
 
-This reads the part of TableGen the literal patterns are written in: `def`/`defm` records whose
-asm string is string literals joined by `#` or `!strconcat`, inside `let Predicates = [...] in {}`
-blocks or with `Requires<[...]>`. Records whose string is computed (a `foreach` variable, a class
-field, `!if`) are counted, not evaluated: LLVM builds most wmma/mma records that way, and the
-report says how many it skipped. Operands are `$name`s whose width the pattern's register class
-gives; they fit any register width here.
+`IntrinsicsNVVM.td` is read first (its classes and lists drive the MMA records: the fragments,
+`NVVM_MMA_OPS`, the `*_SUPPORTED` filters). The instruction classes of `NVPTXInstrInfo.td` are not
+read: their rule for the asm string is applied here (`NVPTXInst` takes it as written;
+`BasicNVPTXInst`/`BasicFlagsNVPTXInst` append a tab, the outputs joined by `|`, the inputs, `ADDR`
+inputs in brackets, and `;`). Operands print as registers of their register class (`B1` a
+predicate, `B16`/`B32`/`B64` registers of that width, `ADDR` a 64-bit address), immediates
+(`i32imm`, `i64imm`, ...) as a constant; `${ptx:aligned}` prints `.aligned`, which LLVM emits from
+PTX 6.3 on (below it, its wmma/mma spellings lack `.aligned`, and those versions are not compared).
+
+Predicates: `hasPTX<N>` (PTX N/10 and later), `hasSM<N>` (sm_N and every later architecture), and
+the architecture records of `NVPTX.td`'s lattice: `SM<N>` (sm_N and every later architecture),
+`SM<N>f` (later members of its family with an `f` or `a` suffix), `SM<N>a` (that target alone),
+`hasSM<N>a`. Predicates decided in C++ (`callSubtarget<"...">`, `hasClusters`, ...) are not
+evaluated: a guard holding one is compared only for what its known part forbids.
 """
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from ptxspec.model.isa import Version
+from ptxspec.audit import tablegen, tgeval
 from ptxspec.audit.findings import AuditError, Binding, Guard
-from ptxspec.audit.peer_asm import Lines, parse, unescape
+from ptxspec.audit.peer_asm import parse
+from ptxspec.audit.tgeval import Computed, Dag, EvalError, Evaluator, Lazy, Rec, to_str
 
 PATTERNS = "llvm/lib/Target/NVPTX/NVPTXIntrinsics.td"
 INTRINSICS = "llvm/include/llvm/IR/IntrinsicsNVVM.td"
-_RECORD = re.compile(r"^[ \t]*(def|defm)\b", re.M)
-_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
-_LET = re.compile(r"let\s+Predicates\s*=\s*\[([^\]]*)\]\s*in\s*\{")
-_REQUIRES = re.compile(r"Requires<\s*\[([^\]]*)\]\s*>")
-_INTRINSIC = re.compile(r"\bdef\s+(int_nvvm_(?:wgmma|wmma|mma|tcgen05|ldmatrix|stmatrix|movmatrix)\w*)")
+_PREFIX = {"B1": "p", "B16": "h", "B32": "r", "B64": "rd", "ADDR": "rd"}
+_PLACEHOLDER = re.compile(r"\$\{(\w+)(?::(\w+))?\}|\$(\w+)")
+_FAMILY_NAME = re.compile(r"(?i)wmma|(?:^|_)mma|matrix|wgmma|tcgen05|fence_proxy")
+_OPCODE = re.compile(r"[A-Za-z][\w.:]*")
+_INTRINSIC = re.compile(r"int_nvvm_(wgmma|wmma|mma|tcgen05|ldmatrix|stmatrix|movmatrix)")
+ALIGNED_FROM = Version(6, 3)
+
+
+def _arg(ev: Evaluator, x) -> Any:
+    return ev.force(x) if isinstance(x, Lazy) else x
+
+
+def _nvptx_inst(ev, rec, args, named) -> None:
+    for field, val in zip(("OutOperandList", "InOperandList", "AsmString", "Pattern"), args):
+        rec.fields[field] = val
+
+
+def _basic_asm(ev, asm, outs, ins) -> str:
+    asm, outs, ins = _arg(ev, asm), _arg(ev, outs), _arg(ev, ins)
+    if not outs.args and not ins.args:
+        return f"{asm};"
+    out = "|".join(f"${n}" for _, n in outs.args)
+    inp = ", ".join(f"[${n}]" if to_str(v) == "ADDR" else f"${n}" for v, n in ins.args)
+    return f"{asm} \t{out}{', ' if out and inp else ''}{inp};"
+
+
+def _basic_flags(ev, rec, args, named, flags: bool = True) -> None:
+    outs, ins = args[0], args[1]
+    fl = args[2] if flags else Dag(tgeval.Sym("ins"), ())
+    asm = args[3 if flags else 2]
+    rec.fields["OutOperandList"] = outs
+    rec.fields["InOperandList"] = Computed(lambda: Dag(_arg(ev, ins).op, _arg(ev, ins).args + _arg(ev, fl).args))
+    rec.fields["AsmString"] = Computed(lambda: _basic_asm(ev, asm, outs, ins))
+
+
+def _basic(ev, rec, args, named) -> None:
+    _basic_flags(ev, rec, args, named, flags=False)
+
+
+def _requires(ev, rec, args, named) -> None:
+    rec.fields["Predicates"] = args[0]
+
+
+NATIVE = {"NVPTXInst": _nvptx_inst, "BasicNVPTXInst": _basic, "BasicFlagsNVPTXInst": _basic_flags,
+          "Requires": _requires}
 
 
 def find(path: Path, rel: str) -> Path | None:
@@ -34,110 +86,153 @@ def find(path: Path, rel: str) -> Path | None:
     return None
 
 
-def predicates(spec, text: str) -> tuple[frozenset[str] | None, Version | None, list[str]]:
-    """(targets, first PTX version, predicates not understood) of a predicate list."""
+def _targets(spec, name: str) -> frozenset[str] | None:
+    """The spec's targets an architecture predicate holds on, None when it is no such predicate."""
+    m = re.fullmatch(r"(?:has)?SM(\d+)([af]?)", name)
+    if not m:
+        return None
+    arch, suffix = int(m.group(1)), m.group(2)
+    out = set()
+    for n, t in spec.targets.items():
+        if suffix == "a":
+            ok = t.arch == arch and t.suffix == "a"
+        elif suffix == "f":
+            ok = t.arch // 10 == arch // 10 and t.arch >= arch and t.suffix in ("f", "a")
+        else:
+            ok = t.arch >= arch
+        if ok:
+            out.add(n)
+    return frozenset(out)
+
+
+def pred_text(ev: Evaluator, p) -> str:
+    """A predicate as the file writes it: `SM90a`, `hasPTX<86>`, `callSubtarget<"m">`."""
+    if isinstance(p, Rec) and p.name.startswith("anonymous_") and p.classes:
+        cls = p.classes[-1]
+        args = ", ".join(f'"{a}"' if isinstance(a, str) else to_str(a)
+                         for a in (_arg(ev, x) for x in p.targs.get(cls, ())))
+        return f"{cls}<{args}>"
+    return to_str(p)
+
+
+def predicates(spec, ev: Evaluator, preds) -> tuple[frozenset[str] | None, Version | None, list[str]]:
+    """(targets, first PTX version, predicates decided in C++) of an evaluated predicate list."""
     targets: frozenset[str] | None = None
     ptx, unknown = None, []
-    for p in (x.strip() for x in text.split(",") if x.strip()):
-        m = re.fullmatch(r"hasPTX<(\d+)>", p)
-        if m:
-            n = int(m.group(1))
-            ptx = Version(n // 10, n % 10)
+    for p in preds:
+        targs = p.targs if isinstance(p, Rec) else {}
+        if "hasPTX" in targs:
+            n = int(_arg(ev, targs["hasPTX"][0]))
+            ptx = max(ptx, Version(n // 10, n % 10)) if ptx else Version(n // 10, n % 10)
             continue
-        m = re.fullmatch(r"(?:hasSM<(\d+)>|SM(\d+)|hasSM(\d+)([af]))", p)
-        if m:
-            arch = int(m.group(1) or m.group(2) or m.group(3))
-            suffix = m.group(4) or ""
-            if suffix:  # hasSM90a: that target alone
-                names = {n for n, t in spec.targets.items() if t.arch == arch and t.suffix == suffix}
-            else:  # hasSM<90>, SM90: sm_90 and every later target
-                names = {n for n, t in spec.targets.items() if t.arch >= arch}
-            targets = frozenset(names) if targets is None else targets & frozenset(names)
-            continue
-        unknown.append(p)
+        names = _targets(spec, f"SM{int(_arg(ev, targs['hasSM'][0]))}") if "hasSM" in targs else \
+            None if "callSubtarget" in targs else _targets(spec, to_str(p))
+        if names is None:
+            unknown.append(pred_text(ev, p))
+        else:
+            targets = names if targets is None else targets & names
     return targets, ptx, unknown
 
 
-def _statement(text: str, start: int) -> str:
-    """A record from `def` to its `;` (or to the end of its `{...}` body) at depth 0."""
-    depth, i, n = 0, start, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            j = text.find('"', i + 1)
-            while j > 0 and text[j - 1] == "\\":
-                j = text.find('"', j + 1)
-            i = n if j < 0 else j
-        elif c in "<([{":
-            depth += 1
-        elif c in ">)]}":
-            depth -= 1
-            if depth == 0 and c == "}":
-                return text[start:i + 1]
-        elif c == ";" and depth <= 0:
-            return text[start:i + 1]
-        i += 1
-    return text[start:]
+def render(ev: Evaluator, asm: str, outs: Dag, ins: Dag) -> tuple[str, bool]:
+    """The record's PTX statement with registers of its operands' classes; whether it printed
+    `${ptx:aligned}`."""
+    kinds = {n: to_str(v) for v, n in outs.args + ins.args if n}
+    counts: Counter = Counter()
+    aligned = False
+
+    def sub(m) -> str:
+        nonlocal aligned
+        name, mod = m.group(1) or m.group(3), m.group(2)
+        kind = kinds.get(name, "")
+        if kind == "MmaCode":
+            aligned = aligned or mod == "aligned"
+            return ".aligned" if mod == "aligned" else ""
+        if kind in _PREFIX:
+            p = _PREFIX[kind]
+            counts[p] += 1
+            return f"%{p}{counts[p]}"
+        if kind.endswith("imm") or kind.startswith("i") and kind[1:].isdigit():
+            return "1"
+        counts["x"] += 1
+        return f"%x{counts['x']}"  # a register of a class this reader does not know: any width
+
+    text = _PLACEHOLDER.sub(sub, asm)
+    text = text.replace("{{", "{").replace("}}", "}").replace("\\{", "{").replace("\\}", "}")
+    return " ".join(text.split()), aligned
 
 
-def _asm(record: str) -> str | None:
-    """The record's asm string when it is literals joined by # or !strconcat, else None."""
-    for m in re.finditer(r'(?:!strconcat\(\s*)?"(?:[^"\\\n]|\\.)*"(?:\s*(?:#|,)\s*"(?:[^"\\\n]|\\.)*")*', record):
-        s = m.group(0)
-        after = record[m.end():m.end() + 3].lstrip()
-        if after.startswith("#") or (s.startswith("!strconcat") and not after.startswith(")")):
-            return None  # joined with something computed
-        text = "".join(unescape(x) for x in _STRING.findall(s))
-        if re.match(r"\s*[a-z][\w.:]*", text):
-            return text.replace("{{", "{").replace("}}", "}")
-    return None
+def evaluate(root: Path) -> tuple[Evaluator, str, Path]:
+    pat = find(root, PATTERNS)
+    if pat is None:
+        raise AuditError(f"{root}: no {PATTERNS} (nor NVPTXIntrinsics.td) under it")
+    rel = PATTERNS if (root / PATTERNS).is_file() else pat.name
+    ev = Evaluator(NATIVE)
+    intr = find(root, INTRINSICS)
+    files = ([(intr, INTRINSICS if (root / INTRINSICS).is_file() else intr.name)] if intr else []) + [(pat, rel)]
+    for path, name in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+            ev.run(tablegen.parse(text, name), name)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise AuditError(f"{name}: cannot read: {exc}") from None
+        except tablegen.TableGenError as exc:
+            raise AuditError(str(exc)) from None
+    return ev, rel, pat
 
 
 def read(spec, path: str, scope) -> tuple[str, str, list[Binding], list[str]]:
     root = Path(path)
     if not root.exists():
         raise AuditError(f"{root}: no such file or directory")
-    pat = find(root, PATTERNS)
-    if pat is None:
-        raise AuditError(f"{root}: no {PATTERNS} (nor NVPTXIntrinsics.td) under it")
-    try:
-        text = pat.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AuditError(f"{pat}: cannot read: {exc}") from None
-    rel = PATTERNS if (root / PATTERNS).is_file() else pat.name
-    lines = Lines(text)
-    lets = [(m.start(), _statement(text, m.start()), m.group(1)) for m in _LET.finditer(text)]
-    bindings, skipped, unknown_preds = [], 0, set()
-    for m in _RECORD.finditer(text):
-        record = _statement(text, m.start())
-        if not any(scope(w) for w in re.findall(r'"\s*([a-z][\w.:]*)', record)):
+    ev, rel, _ = evaluate(root)
+    bindings, failed, unknown_preds = [], Counter(), Counter()
+    instructions = 0
+    for rec in ev.records:
+        if rec.file != rel or "AsmString" not in rec.fields:
             continue
-        asm = _asm(record)
-        stmts = parse(asm, (), scope) if asm else []
-        if not stmts:
-            skipped += 1
+        instructions += 1
+        try:
+            asm = ev.field(rec, "AsmString")
+            first = _OPCODE.search(asm)
+            if first is None or not scope(first.group(0)):
+                continue
+            text, aligned = render(ev, asm, ev.field(rec, "OutOperandList"), ev.field(rec, "InOperandList"))
+            preds = ev.field(rec, "Predicates") if "Predicates" in rec.fields else ()
+            targets, ptx, unknown = predicates(spec, ev, preds)
+        except (EvalError, RecursionError, TypeError, AttributeError) as exc:
+            if _FAMILY_NAME.search(rec.name + " " + " ".join(rec.classes)):
+                failed[f"{rec.name}: {exc}"] += 1
             continue
-        preds = ",".join([p for start, body, p in lets if start < m.start() < start + len(body)] +
-                         _REQUIRES.findall(record))
-        targets, ptx, unknown = predicates(spec, preds)
-        unknown_preds.update(unknown)
-        source = f"Requires<[{', '.join(x.strip() for x in preds.split(',') if x.strip())}]>" if preds else "none"
-        guard = Guard(None if unknown and targets is None else targets, ptx, source)
-        name = re.match(r"\s*defm?\s+(\w*)", record)
-        for st in stmts:
-            bindings.append(Binding("llvm", rel, lines(m.start()), st.opcode, st.operands, guard,
-                                    name.group(1) if name else ""))
-    notes = []
-    if skipped:
-        notes.append(f"{rel}: {skipped} records of these instructions build their asm string in TableGen "
-                     "(foreach, class fields, !if): not evaluated")
-    if unknown_preds:
-        notes.append(f"{rel}: predicates whose targets live in C++ (not compared): {', '.join(sorted(unknown_preds))}")
-    intr = find(root, INTRINSICS)
-    if intr is not None:
-        names = _INTRINSIC.findall(intr.read_text(encoding="utf-8", errors="replace"))
-        notes.append(f"{INTRINSICS}: {len(names)} literal intrinsic records of these families; intrinsics are "
-                     "matched through the patterns above, not by name")
+        unknown_preds.update(set(unknown))  # a record counts once per predicate
+        names = ", ".join(dict.fromkeys(pred_text(ev, p) for p in preds))
+        guard = Guard(targets, ptx, f"Predicates = [{names}]" if names else "no predicates",
+                      compare_from=ALIGNED_FROM if aligned else None, upper_only=bool(unknown))
+        for st in parse(text, (), scope):
+            bindings.append(Binding("llvm", rel, rec.line, st.opcode, st.operands, guard, rec.name))
     if not bindings:
-        raise AuditError(f"{pat}: no selection pattern of the spec's instructions with a literal PTX string")
-    return str(root), "", bindings, notes
+        raise AuditError(f"{rel}: no instruction record of the spec's instructions")
+    return str(root), "", bindings, _notes(ev, rel, instructions, failed, unknown_preds)
+
+
+def _notes(ev: Evaluator, rel: str, instructions: int, failed: Counter, unknown: Counter) -> list[str]:
+    notes = [f"{rel}: {instructions} instruction records evaluated as TableGen builds them; the asm-string "
+             "rule of NVPTXInstrInfo.td's instruction classes is applied by the reader, not read"]
+    if failed:
+        notes.append(f"{rel}: {sum(failed.values())} records of these families could not be evaluated: "
+                     + "; ".join(sorted(failed)[:5]))
+    stmts = [f for f in ev.failures if f[0] == rel]
+    if stmts:
+        named = sum(1 for _, _, why in stmts if _FAMILY_NAME.search(why))
+        notes.append(f"{rel}: {len(stmts)} statements not evaluated ({named} of them mention these families): "
+                     + "; ".join(f"line {line}: {why}" for _, line, why in stmts[:3]))
+    if unknown:
+        notes.append(f"{rel}: predicates decided in C++, not evaluated (a guard holding one is compared only "
+                     f"for what it forbids): " + ", ".join(f"{p} ({n} records)" for p, n in sorted(unknown.items())))
+    notes.append(f"{rel}: below PTX 6.3 LLVM prints wmma spellings without .aligned; those versions are "
+                 "not compared")
+    intrinsics = sum(1 for r in ev.records if _INTRINSIC.match(r.name))
+    if intrinsics:
+        notes.append(f"{INTRINSICS}: {intrinsics} intrinsics of these families; they are matched through the "
+                     "instruction records above, not by name")
+    return notes

@@ -20,13 +20,15 @@ CONSTRAINTS = {"r": ("b32", 32), "f": ("f32", 32), "l": ("b64", 64), "h": ("b16"
                "c": ("b16", 16)}
 REG_BITS = {"f32": 32, "b32": 32, "s32": 32, "u32": 32, "f64": 64, "b64": 64, "s64": 64, "u64": 64, "b16": 16,
             "f16": 16}
-_POOL_TYPES = sorted(((p, t) for t, p in asm.POOLS.items()), key=lambda pt: -len(pt[0]))
+_POOL = {p: t for t, p in asm.POOLS.items()}  # register prefix -> its type
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'", "0": ""}
 _NEWLINE = re.compile("\n")
 _PERCENT = re.compile(r"%(\d+)")
 _INTEGER = re.compile(r"-?(0[xX][0-9a-fA-F]+|\d+)[uU]?")
 _NAMED = re.compile(r"%([a-z]+)\d+")
+_NESTED = re.compile(r'[()\[\]{}"]')
+_SPLIT = re.compile(r'"(?:[^"\\]|\\.)*"?|[()\[\]{},]')
 _ASM = re.compile(r"\basm\s*(?:volatile\b|__volatile__\b)?\s*(?:volatile\b)?\s*\(")
 
 
@@ -46,29 +48,21 @@ def c_strings(text: str) -> str:
     return "".join(unescape(m.group(1)) for m in _STRING.finditer(text))
 
 
-def _split_top(text: str, sep: str) -> list[str]:
-    """`text` split at `sep` outside parentheses, brackets, braces and strings."""
-    out, depth, cur, i = [], 0, [], 0
-    while i < len(text):
-        c = text[i]
-        if c == '"':
-            j = i + 1
-            while j < len(text) and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            cur.append(text[i:j + 1])
-            i = j + 1
-            continue
+def _split_commas(text: str) -> list[str]:
+    """`text` split at commas outside parentheses, brackets, braces and strings."""
+    if not _NESTED.search(text):
+        return text.split(",")
+    out, depth, start = [], 0, 0
+    for m in _SPLIT.finditer(text):
+        c = m.group(0)
         if c in "([{":
             depth += 1
         elif c in ")]}":
             depth -= 1
-        if c == sep and depth == 0:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(c)
-        i += 1
-    out.append("".join(cur))
+        elif c == "," and depth == 0:
+            out.append(text[start:m.start()])
+            start = m.end()
+    out.append(text[start:])
     return out
 
 
@@ -118,12 +112,19 @@ def _operand(item: str, constraints, preds) -> Operand:
     if item.startswith("["):
         return Operand("addr")
     if item.startswith("{"):
-        regs = [_operand(x, constraints, preds) for x in item.strip("{}").split(",") if x.strip()]
-        if regs and all(r.what == "imm" for r in regs):  # a braced tuple of constants ({byte-id, thread-id})
-            return Operand("vec", 0, len(regs), "imm")
-        bits = regs[0].bits if regs else 0
-        return Operand("vec", bits, len(regs), regs[0].reg if regs else "")
-    item = item.lstrip("!")
+        parts = [x for x in item.strip("{}").split(",") if x.strip()]
+        if not parts:
+            return Operand("vec", 0, 0, "")
+        first = _operand(parts[0], constraints, preds)
+        if first.what == "imm":  # a braced tuple of constants ({byte-id, thread-id}), or a mix
+            regs = [_operand(x, constraints, preds) for x in parts]
+            if all(r.what == "imm" for r in regs):
+                return Operand("vec", 0, len(regs), "imm")
+        return Operand("vec", first.bits, len(parts), first.reg)
+    return _single(item.lstrip("!"), constraints, preds)
+
+
+def _single(item: str, constraints, preds) -> Operand:
     m = _PERCENT.fullmatch(item)
     if m:
         n = int(m.group(1))
@@ -138,9 +139,9 @@ def _operand(item: str, constraints, preds) -> Operand:
         return Operand("pred")
     m = _NAMED.fullmatch(item)
     if m:  # a named register (%f3, %rd1): the spec's statements, LLVM's printed operands
-        for prefix, reg in _POOL_TYPES:
-            if m.group(1) == prefix:
-                return Operand("pred") if reg == "pred" else Operand("reg", REG_BITS.get(reg, 0), 1, reg)
+        reg = _POOL.get(m.group(1))
+        if reg is not None:
+            return Operand("pred") if reg == "pred" else Operand("reg", REG_BITS.get(reg, 0), 1, reg)
     return Operand("reg", 0)
 
 
@@ -176,7 +177,7 @@ def parse(template: str, constraints=(), keep=None) -> list[Statement]:
         opcode, rest = (m.group(1), m.group(2)) if m else ("", "")
         if not opcode or (keep is not None and not keep(opcode)):
             continue
-        items = [x for x in _split_top(rest, ",") if x.strip()]
+        items = [x for x in _split_commas(rest) if x.strip()]
         out.append(Statement(opcode, tuple(_operand(x, constraints, preds) for x in items), s))
     return out
 

@@ -36,7 +36,7 @@ def _versions(spec, target) -> list[Version]:
 def disputes(spec, guard: Guard, reqs: list[Requirement], cache: dict) -> tuple[dict, dict]:
     """(allowed, forbidden): target -> versions the peer allows and the spec does not (and the
     reverse), for every target of the spec's ISA (computed once per guard and requirements)."""
-    key = (guard.targets, guard.min_ptx, guard.only_ptx, tuple(reqs))
+    key = (guard.targets, guard.min_ptx, guard.only_ptx, guard.compare_from, guard.upper_only, tuple(reqs))
     if key not in cache:
         cache[key] = _disputes(spec, guard, reqs)
     return cache[key]
@@ -52,11 +52,12 @@ def _disputes(spec, guard: Guard, reqs: list[Requirement]) -> tuple[dict, dict]:
             continue  # a guard that states no targets is compared on the spec's targets only (its PTX version)
         extra, missing = [], []
         for ver in _versions(spec, t):
-            if guard.only_ptx is not None and ver != guard.only_ptx:
+            if (guard.only_ptx is not None and ver != guard.only_ptx) or (
+                    guard.compare_from is not None and ver < guard.compare_from):
                 continue
             peer = guard.allows(name, ver)
             ours = any(r.valid(t, ver) for r in reqs)
-            if peer and not ours:
+            if peer and not ours and not guard.upper_only:
                 extra.append(ver)
             elif ours and not peer:
                 missing.append(ver)

@@ -25,7 +25,7 @@ from ptxspec.core.version import __version__
 COMMANDS = {"validate": ("build_command", "cmd_validate"), "build": ("build_command", "cmd_build"),
             "query": ("query_command", "cmd_query"), "serve": ("serve_command", "cmd_serve"),
             "diff": ("diff_command", "cmd_diff"), "render": ("render_command", "cmd_render"),
-            "audit": ("audit_command", "cmd_audit")}
+            "audit": ("audit_command", "cmd_audit"), "explain": ("explain_command", "cmd_explain")}
 
 
 def _SpecErrors() -> tuple[type[SpecError], ...]:
@@ -87,6 +87,13 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--severity-overrides", metavar="FILE",
                    help="file of `RULE SEVERITY` lines (RULE may be a glob like isa.*) replacing rules' severities")
     d.add_argument("--list-rules", action="store_true", help="list every rule: id, severity, description")
+    e = sub.add_parser("explain", help="where each fact of a variant is written (file:line)",
+                       description="For one variant: its opcode template, shape, types, each qualifier, option, "
+                       "requirement clause and rule, each operand and register count, each map, its numerics rule "
+                       "and the errata it cites, each with the file:line:col that states it.")
+    e.add_argument("opcode", metavar="OPCODE", help="the variant's opcode (qualifiers in any order ptxas accepts) or id")
+    e.add_argument("--form", metavar="FORM", help="operand form, with an opcode that has several")
+    e.add_argument("--format", choices=("text", "json"), default="text")
     au = sub.add_parser("audit", help="check another tool's PTX bindings (CCCL, CuTe, LLVM) against the spec")
     au.add_argument("peer", choices=("cccl", "cutlass", "llvm"), help="whose bindings")
     au.add_argument("path", metavar="PATH", nargs="?", help="a checkout (default: the installed nvidia-cuda-cccl or "
@@ -98,7 +105,28 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("template", metavar="TEMPLATE", help="template file (examples/NAME: the checkout's or the "
                    "installed package's example)")
     r.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    r.add_argument("--max-seconds", type=_positive(float), metavar="S", help="stop a rendering that runs longer "
+                   "(default 300)")
+    r.add_argument("--max-iterations", type=_positive(int), metavar="N", help="stop after this many loop "
+                   "iterations, all loops together (default 20,000,000)")
+    r.add_argument("--max-size", type=_positive(int), metavar="N", help="the largest string, list or mapping a "
+                   "template may build, in items or characters (default 16,777,216)")
+    r.add_argument("--max-output", type=_positive(int), metavar="N", help="the most output, in characters "
+                   "(default 268,435,456)")
     return p
+
+
+def _positive(kind):
+    """An argparse type: a number of `kind`, more than 0."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not 0 < value < float("inf"):
+            raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
+        return value
+    return parse
 
 
 #: commands that build a model in one go and end: the cyclic garbage collector only slows them down

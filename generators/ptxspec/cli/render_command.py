@@ -7,6 +7,7 @@ from pathlib import Path
 from ptxspec.cli.usage import load_spec
 from ptxspec.core.paths import data_root
 from ptxspec.emit.artifacts import write_file
+from ptxspec.emit.template_limits import Limits
 from ptxspec.emit.user_template import RenderError, render
 
 
@@ -21,8 +22,11 @@ def _template(name: str) -> str:
 
 
 def cmd_render(args) -> int:
+    given = {"seconds": args.max_seconds, "iterations": args.max_iterations, "size": args.max_size,
+             "output": args.max_output}
+    limits = Limits(**{k: x for k, x in given.items() if x is not None})
     try:
-        text = render(load_spec(args), _template(args.template))
+        text = render(load_spec(args), _template(args.template), limits)
     except RenderError as exc:
         print(exc, file=sys.stderr)
         return 1

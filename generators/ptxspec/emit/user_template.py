@@ -11,7 +11,8 @@ sees (all read-only):
 
 Filters: `c_name` (a variant or its record -> the C binding name), `ident` (any text -> a C identifier).
 Undefined names are errors (StrictUndefined). A template error is one line, `path:line:1: error: ...`.
-Templates run in Jinja2's ImmutableSandboxedEnvironment with bounded ranges (see `render`).
+Templates run in Jinja2's ImmutableSandboxedEnvironment with bounded ranges, under Limits of time,
+loop iterations, value size and output (ptxspec.emit.template_limits; `render` says how to raise them).
 """
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ptxspec.emit import cbind
+from ptxspec.emit.template_limits import LOOP_FILTER, SIZE_FILTER, Budget, GuardedCodeGenerator, Limits, \
+    guarded_filter, printf_size
 from ptxspec.model.spec import Spec
 from ptxspec.model.variant import Variant
 
@@ -55,25 +58,26 @@ def context(spec: Spec) -> dict:
             "targets": spec.targets, "types": spec.types, "errata": spec.errata, "note": NOTE}
 
 
-#: Limits of the sandbox: the longest range, the largest exponent, the longest string or list a
-#: template may build by repetition, and the most output it may write.
+#: Limits of the sandbox: the longest range, the largest exponent; the longest string or list a
+#: template may build and the most output it may write are the defaults of Limits.
 MAX_RANGE = 100_000
 MAX_EXPONENT = 256
-MAX_REPEAT = 1 << 24
-MAX_OUTPUT = 1 << 28
+MAX_REPEAT = Limits().size
+MAX_OUTPUT = Limits().output
 #: numpy array methods a template may not call: each writes into the array (the model's maps are
 #: shared and cached; they are also read-only arrays, so this is a second fence).
 _ARRAY_WRITERS = frozenset({"fill", "itemset", "put", "resize", "setfield", "setflags", "sort", "partition",
                             "byteswap", "dump", "tofile", "__setitem__", "__array_interface__"})
 
 
-def _environment(directory: Path):
+def _environment(directory: Path, budget: Budget):
 
     class Sandbox(ImmutableSandboxedEnvironment):
         """No attribute of Python internals, no mutation of lists, dicts, sets or the model's arrays,
-        bounded ranges, powers and repetitions."""
+        bounded ranges, powers, repetitions, sizes, loops and time (the budget)."""
 
-        intercepted_binops = frozenset({"**", "*"})
+        intercepted_binops = frozenset({"**", "*", "+", "%"})
+        code_generator_class = GuardedCodeGenerator
 
         def is_safe_attribute(self, obj, attr, value):
             if isinstance(obj, np.ndarray) and attr in _ARRAY_WRITERS:
@@ -81,47 +85,68 @@ def _environment(directory: Path):
             return super().is_safe_attribute(obj, attr, value)
 
         def call_binop(self, context, operator, left, right):
+            budget.tick()
             if operator == "**" and isinstance(right, (int, float)) and (
                     abs(right) > MAX_EXPONENT or isinstance(left, int) and left.bit_length() * right > 1 << 16):
                 raise SecurityError(f"a power with exponent {right} is beyond the sandbox's limits")
             if operator == "*":
                 for seq, times in ((left, right), (right, left)):
-                    if isinstance(seq, (str, list, tuple)) and isinstance(times, int) \
-                            and len(seq) * times > MAX_REPEAT:
-                        raise SecurityError(f"a repetition of {len(seq) * times} items is beyond the "
-                                            f"sandbox's limit of {MAX_REPEAT}")
-            return super().call_binop(context, operator, left, right)
+                    if isinstance(seq, (str, list, tuple)) and isinstance(times, int):
+                        budget.ahead(len(seq) * times, "a repetition")
+            if operator == "%" and isinstance(left, (str, bytes)):
+                budget.ahead(printf_size(left, right), "a % formatting")
+            if isinstance(left, (str, bytes, list, tuple)) and isinstance(right, (str, bytes, list, tuple)) \
+                    and operator == "+":
+                budget.ahead(len(left) + len(right), "a concatenation")
+            return budget.sized(super().call_binop(context, operator, left, right))
+
+        def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 - the sandbox's own signature
+            budget.guard_call(__obj, args, kwargs)
+            return budget.sized(super().call(__context, __obj, *args, **kwargs))
 
     def bounded_range(*args):
         r = range(*args)
-        if len(r) > MAX_RANGE:
-            raise SecurityError(f"range of {len(r)} items is beyond the sandbox's limit of {MAX_RANGE}")
+        try:
+            n = len(r)
+        except OverflowError:  # more items than a C size holds
+            n = (r.stop - r.start) // r.step
+        if n > MAX_RANGE:
+            raise SecurityError(f"range of {n} items is beyond the sandbox's limit of {MAX_RANGE}")
         return r
 
     env = Sandbox(loader=jinja2.FileSystemLoader(str(directory)), undefined=jinja2.StrictUndefined,
                   keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
     env.globals["range"] = bounded_range
+    env.globals["lipsum"] = budget.lipsum(env.globals["lipsum"])
     env.filters["c_name"] = _c_name
     env.filters["ident"] = cbind.ident
+    filters: dict = {name: guarded_filter(budget, name, f) for name, f in env.filters.items()}
+    filters[LOOP_FILTER] = budget.count
+    filters[SIZE_FILTER] = budget.sized
+    env.filters = filters
     return env
 
 
-def render(spec: Spec, template: str | Path) -> str:
+def render(spec: Spec, template: str | Path, limits: Limits | None = None) -> str:
     """The template's output. Templates run in Jinja2's immutable sandbox: they read the model,
-    never change it, and reach nothing of Python beyond it. Any error of the template (syntax,
-    undefined name, a sandbox limit, an exception of what it calls) is one RenderError line,
-    `path:line:1: error: message`."""
+    never change it, and reach nothing of Python beyond it, within `limits` (default Limits():
+    time, loop iterations, the size of any value, output; the error names the limit and the
+    option that raises it). Any error of the template (syntax, undefined name, a sandbox limit, an
+    exception of what it calls) is one RenderError line, `path:line:1: error: message`."""
     path = Path(template)
     if not path.is_file():
         raise RenderError(f"{path}:1:1: error: no such template file")
-    env = _environment(path.parent.resolve())
+    budget = Budget(limits or Limits())
+    env = _environment(path.parent.resolve(), budget)
     try:
         out, size = [], 0
-        for chunk in env.get_template(path.name).generate(**context(spec)):
+        tmpl = env.get_template(path.name)
+        chunks = tmpl.generate(**context(spec))
+        for chunk in chunks:
             size += len(chunk)
-            if size > MAX_OUTPUT:
-                raise RenderError(f"{path}:{_template_line(None, path)}:1: error: output beyond "
-                                  f"{MAX_OUTPUT} characters")
+            if size > budget.limits.output:
+                raise RenderError(f"{path}:{_output_line(chunks, tmpl)}:1: error: "
+                                  f"{budget.exceeded('output', 'the output')}")
             out.append(chunk)
         return "".join(out)
     except RenderError:
@@ -144,6 +169,18 @@ def render(spec: Spec, template: str | Path) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())[:500]
+
+
+def _output_line(gen, tmpl) -> int:
+    """The template line whose output was yielded last: the innermost generator of the rendering
+    (blocks and includes yield from each other) that runs the template's own code."""
+    line = 1
+    while gen is not None:
+        frame = getattr(gen, "gi_frame", None)
+        if frame is not None and frame.f_code.co_filename == tmpl.filename:
+            line = tmpl.get_corresponding_lineno(frame.f_lineno)
+        gen = getattr(gen, "gi_yieldfrom", None)
+    return line
 
 
 def _template_line(exc: BaseException | None, path: Path) -> int:

@@ -3,7 +3,8 @@ resolving it again.
 
 A cached model is the pickle of a Spec that loaded without a problem, filed under a key that
 digests everything its loading read or ran: every file of the spec tree, of the schemas and of
-the evidence directory (where they lie, their paths and bytes), every file of the ptxspec package itself (code and
+the evidence directory (where they lie, their paths and bytes; and whether each record and notes
+file they name exists), every file of the ptxspec package itself (code and
 templates), and the Python and numpy versions (the pickle's, and `Formula`'s marshalled code).
 Change any of them and the key changes: the spec is resolved and checked in full, and the new
 model is filed under the new key. A changed spec is never read from the cache.
@@ -33,6 +34,7 @@ import platformdirs
 
 from ptxspec.core.paths import EVIDENCE_FILES, PTXAS_EVIDENCE_FILES, schema_dir
 from ptxspec.core.version import __version__
+from ptxspec.loading.evidence_checks import referenced
 from ptxspec.model.spec import Spec
 
 FORMAT = b"ptxspec-model-1"
@@ -75,6 +77,7 @@ def key(spec_dir: Path, evidence_dir: Path | None) -> str:
     """The digest of everything loading `spec_dir` (with `evidence_dir`) reads or runs."""
     h = hashlib.sha256(FORMAT + b"\0" + __version__.encode() + b"\0" + sys.version.encode() + b"\0"
                        + np.__version__.encode() + b"\0")
+    h.update("\0".join(referenced(evidence_dir)).encode() + b"\0")  # the records and notes evidence names
     for label, root, skip, pattern in (("spec", spec_dir, (), "**/*"), ("schema", schema_dir(), (), "**/*"),
                                        ("evidence", evidence_dir, (), EVIDENCE_FILES),
                                        ("ptxas evidence", evidence_dir, (), PTXAS_EVIDENCE_FILES),

@@ -355,8 +355,8 @@ def _datapath_problem(lay, shapes) -> tuple[str | None, str] | None:
             at = f" (N = {n}" + (f", L = {L})" if len(lay.alignments) > 1 else ")")
             try:
                 lane, col = tmem.d_cells(lay, n, L)
-            except (ExprError, ArithmeticError, ValueError) as exc:
-                return None, f"{exc}{at}"
+            except (ExprError, ArithmeticError, ValueError) as exc:  # formula: the one at fault, where known
+                return getattr(exc, "formula", None), f"{exc}{at}"
             if lane.min() < 0 or lane.max() >= tmem.LANES:
                 bad = int(lane.min() if lane.min() < 0 else lane.max())
                 return "lane", f"D lands in lane {bad}, outside 0-{tmem.LANES - 1}{at}"
@@ -368,7 +368,7 @@ def _datapath_problem(lay, shapes) -> tuple[str | None, str] | None:
             try:
                 lanes = tmem.a_cells(lay, 1, tmem.CELL_BITS, L)[0] if lay.a_lanes else None
             except (ExprError, ArithmeticError, ValueError) as exc:
-                return "a_lanes", f"{exc}{at}"
+                return getattr(exc, "formula", "a_lanes"), f"{exc}{at}"
             if lanes is not None and (lanes.min() < 0 or lanes.max() >= tmem.LANES):
                 return "a_lanes", f"a row of A lands outside lanes 0-{tmem.LANES - 1}{at}"
     return None
@@ -389,7 +389,7 @@ def _metadata_problem(desc, ml) -> tuple[str | None, str] | None:
                 try:
                     lane, col, bit = tmem.metadata_cells(ml, rows.get(path, tmem.LANES), chunks, sel)
                 except tmem.TmemError as exc:
-                    return "bit", f"{exc}{at}"
+                    return getattr(exc, "formula", "bit"), f"{exc}{at}"
                 except (ExprError, ArithmeticError, ValueError) as exc:
                     return None, f"{exc}{at}"
                 if lane.min() < 0 or lane.max() >= tmem.LANES:
@@ -408,7 +408,7 @@ def _scale_problem(sf) -> tuple[str | None, str] | None:
     try:
         lane, col, byte = tmem.scale_cells(sf, extent, 4, 0, n)
     except (ExprError, ArithmeticError, ValueError) as exc:
-        return None, str(exc)
+        return getattr(exc, "formula", None), str(exc)
     if lane.min() < 0 or lane.max() >= tmem.LANES:
         return "lane", f"a factor lands outside lanes 0-{tmem.LANES - 1}"
     if col.min() < 0 or col.max() >= tmem.COLUMNS:

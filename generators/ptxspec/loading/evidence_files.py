@@ -11,6 +11,8 @@ import jsonschema
 
 from ptxspec.core.errors import Pos, Problems
 from ptxspec.core.paths import EVIDENCE_FILES, schema_dir
+from ptxspec.loading.evidence_checks import EVIDENCE_BYTES, check_evidence, locate
+from ptxspec.loading.yamlsrc import read_regular
 from ptxspec.model.evidence import Evidence, EvidenceIndex, Result
 
 
@@ -43,17 +45,24 @@ def read_evidence(directory: str | os.PathLike | None, problems: Problems) -> Ev
     for path in sorted(Path(directory).glob(EVIDENCE_FILES)):
         where = Pos(str(path))
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            text = read_regular(str(path), EVIDENCE_BYTES).decode("utf-8")  # never a FIFO or a device
+            doc = json.loads(text)
         except (OSError, UnicodeDecodeError) as exc:
             problems.add(where, f"cannot read evidence: {exc}")
             continue
         except json.JSONDecodeError as exc:
             problems.add(Pos(str(path), exc.lineno, exc.colno), f"not JSON: {exc.msg}")
             continue
+        except (ValueError, RecursionError) as exc:  # a number of 5,000 digits; arrays nested 100,000 deep
+            problems.add(where, f"not JSON this reader takes: {str(exc)[:200]}")
+            continue
         errors = sorted(_validator().iter_errors(_distinct_results(doc)), key=lambda e: list(e.absolute_path))
         if errors:
             e = errors[0]
-            problems.add(where, f"{'/'.join(map(str, e.absolute_path)) or 'document'}: {e.message}")
+            problems.add(locate(path, text, e.absolute_path), f"{'/'.join(map(str, e.absolute_path)) or 'document'}: "
+                         f"{e.message}")
+            continue
+        if not check_evidence(path, text, doc, problems):  # what a schema cannot say (evidence_checks)
             continue
         if doc["campaign"] in seen:
             problems.add(where, f"campaign {doc['campaign']!r} also in {seen[doc['campaign']]}")

@@ -14,6 +14,7 @@ from ptxspec.loading.resolve_tables import Layouts
 from ptxspec.model.family import Instruction
 from ptxspec.model.fragments import FragmentLayout, Sparsity
 from ptxspec.model.isa import Requirement, Version
+from ptxspec.model import predicates
 from ptxspec.model.kinds import KINDS
 from ptxspec.model.opcodes import fill_template
 from ptxspec.model.operand_kind import OperandContext
@@ -26,27 +27,36 @@ REGS_NAMES = frozenset({"M", "N", "K", "abits", "bbits", "cbits", "dbits"})
 #: instruction can take more. A limit of the programming model, not a fact of the instructions, and
 #: kept out of isa.yaml so that a spec revision without it still loads (`ptxspec diff OLD NEW`).
 MAX_REGISTERS = 255
+EXCLUDED = object()  # what `variant` gives for a combination a rule excludes
 
 
 @dataclass
 class Refinement:
+    """A rule of an instruction file (`refinements:`): for the variants `when` matches, a narrower
+    requirement, an order of the metadata, no variant at all (`exclude`, with the reason), other
+    option values (`options`: these instead of the group's; `without`: the group's but these), or
+    the erratum that says ptxas accepts them beyond the manual."""
     when: dict
     ptx: Version | None
     targets: frozenset[str] | None
     origin: Origin
     metadata_order: str = ""
+    exclude: bool = False
+    options: dict = field(default_factory=dict)  # option axis -> the values the variants accept
+    ptxas_only: str = ""
+    without: dict = field(default_factory=dict)  # option axis -> values the variants do not accept
     used: bool = False
 
     def matches(self, fields: dict) -> bool:
-        return all(str(fields.get(key)) == str(val) for key, val in self.when.items())
+        return predicates.matches(self.when, fields)
 
 
 @dataclass
 class FragmentSpec:
     matrix: str
     layout: str | None  # layout name template; None: register count only
-    regs: Formula
-    node: PosDict  # the group's fragments entry
+    regs: Formula | None  # None: as many as the layout's elements fill
+    node: PosDict  # the group's fragments entry (a bare layout name reads as {layout: name})
     containers: bool
 
 
@@ -67,6 +77,7 @@ class GroupPlan:
     fragments: dict[str, FragmentSpec]
     sources: dict[str, tuple[Origin, ...]] = field(default_factory=dict)
     options: dict[str, list[str]] = field(default_factory=dict)  # option axis -> values
+    fragments_taken: set[str] = field(default_factory=set)  # the matrices some variant's operands take
 
 
 def _nowhere(p, r: Refinement, what: str) -> None:
@@ -76,20 +87,20 @@ def _nowhere(p, r: Refinement, what: str) -> None:
           "its instruction or group requires", cause=("nowhere", id(r)))
 
 
-def option_requirements(plan: GroupPlan, refinements, fields: dict, values: dict, req, p=None):
+def option_requirements(plan: GroupPlan, options: dict, refinements, fields: dict, values: dict, req, p=None):
     """Each option value with its requirement: the variant's, narrowed by the refinements that
     name the value (and match the variant's other fields); and the opcode template with the
     option placeholders left in. An option a refinement leaves valid nowhere is reported to `p`."""
-    if not plan.options:
+    if not options:
         return {}, ""
     out = {}
-    for axis, vals in plan.options.items():
+    for axis, vals in options.items():
         entries = []
         for value in vals:
             vreq = req
             for r in refinements:
-                if str(r.when.get(axis, None)) == value and \
-                        all(str(fields.get(k)) == str(x) for k, x in r.when.items() if k != axis):
+                if axis in r.when and (r.ptx is not None or r.targets is not None) and \
+                        r.matches({**fields, axis: value}):
                     r.used = True
                     vreq = vreq.refined(r.ptx, r.targets)
                     if p is not None and req.clauses and not vreq.clauses:
@@ -97,7 +108,7 @@ def option_requirements(plan: GroupPlan, refinements, fields: dict, values: dict
             if vreq.clauses:
                 entries.append((value, vreq))
         out[axis] = tuple(entries)
-    marks = {axis: f"\x00{axis}\x00" for axis in plan.options}
+    marks = {axis: f"\x00{axis}\x00" for axis in options}
     text = fill_template(plan.template, {**values, **marks})
     for axis, mark in marks.items():
         text = text.replace("." + mark, "{." + axis + "}").replace(mark, "{" + axis + "}")
@@ -125,33 +136,69 @@ class VariantExpander:
 
     def expand(self, plan: GroupPlan, refinements: list[Refinement]) -> None:
         g = plan.node
+        made = excluded = 0
         for (m, n, k), types, sat, op, form, qv in itertools.product(
                 plan.shapes, plan.combos, g.get("satfinite", [False]), g.get("op", [""]), g.get("forms", [""]),
                 itertools.product(*plan.axes)):
             var = self.variant(plan, refinements, (m, n, k), types, sat, op, form, dict(qv))
+            if var is EXCLUDED:
+                excluded += 1
+                continue
             if var is None:
                 return
             self.add(var)
+            made += 1
+        if excluded and not made:
+            self.p.add(plan.pos, f"the rules (refinements with `exclude`) exclude every variant of group "
+                       f"{g['name']!r}: drop the group, or the rule")
+        for mat in sorted(set(plan.fragments) - plan.fragments_taken if made else ()):
+            self.p.add(plan.fragments[mat].node.pos, f"group {g['name']!r} maps matrix {mat!r}, which no operand of "
+                       "its variants takes")
 
     def variant(self, plan: GroupPlan, refinements, shape, types, sat, op, form, qdict) -> Variant | None:
         s, g = self.spec, plan.node
         (m, n, k), (a, b, c, dd) = shape, types
-        fields = dict(m=m, n=n, k=k, atype=a, btype=b, ctype=c, dtype=dd, satfinite=sat, op=op, form=form, **qdict)
+        axes = s.families[plan.inst.family].axes  # an axis the variant's opcode lacks is ''
+        fields = {**dict.fromkeys((x for x in axes if not axes[x].option), ""),
+                  **dict(m=m, n=n, k=k, atype=a, btype=b, ctype=c, dtype=dd, satfinite=sat, op=op, form=form), **qdict}
         values = {"m": m, "n": n, "k": k, "atype": a, "btype": b, "ctype": c, "dtype": dd,
                   "satfinite": ".satfinite" if sat else "", "op": f".{op}" if op else "", **qdict}
         ptx = fill_template(plan.template, values)
+        rules = [r for r in refinements if r.matches(fields)]
+        for r in rules:
+            r.used = True
+        if any(r.exclude for r in rules):
+            return EXCLUDED
         req, order, matched = plan.requirement, "", []
-        for r in refinements:
-            if r.matches(fields):
-                r.used = True
+        options, ptxas_only, set_by = dict(plan.options), g.get("ptxas_only", ""), {}
+        for r in rules:
+            if r.ptx is not None or r.targets is not None:
                 req = req.refined(r.ptx, r.targets)
-                order = r.metadata_order or order
-                matched.append(r.origin)
                 if plan.requirement.clauses and not req.clauses:
                     _nowhere(self.p, r, ptx)
                     return None
-        options, option_template = option_requirements(plan, refinements, fields, values, req, self.p)
-        layouts = self.fragment_layouts(plan, values, form, shape, types)
+            order = r.metadata_order or order
+            matched.append(r.origin)
+            for what, value in [*((f"options.{a}", v) for a, v in r.options.items()),
+                                *((("ptxas_only", r.ptxas_only),) if r.ptxas_only else ())]:
+                first = set_by.setdefault(what, (r, value))
+                if first[1] != value:
+                    self.p.add(r.origin.pos, f"two rules set {what} of {ptx} differently: this one and the one at "
+                               f"{first[0].origin.pos}", cause=("contradict", id(r), what))
+                    return None
+            options.update(r.options)
+            ptxas_only = r.ptxas_only or ptxas_only
+        for r in rules:  # values the rules take away, from whatever the group or a rule gave
+            for axis, gone in r.without.items():
+                options[axis] = [x for x in options.get(axis, []) if x not in gone]
+        options, option_template = option_requirements(plan, options, refinements, fields, values, req, self.p)
+        nodes = [o for o in plan.signature if (not o.get("forms") or form in o["forms"])
+                 and ("when" not in o or predicates.matches(o["when"], fields))]
+        # a group's fragments map the matrices its operands take: those this variant's operands
+        # take (a group of .pack and plain loads gives both; each variant maps its own)
+        taken = {o.get("matrix") for o in nodes} & set(plan.fragments)
+        plan.fragments_taken.update(taken)
+        layouts = self.fragment_layouts(plan, values, form, shape, types, taken)
         if layouts is None:
             return None
         fl, regs_only = layouts
@@ -163,7 +210,17 @@ class VariantExpander:
         mats = s.families[plan.inst.family].matrices
         ctx = OperandContext(s.types, {mat: by_field[dims.type_field] for mat, dims in mats.items()}, fl, regs_only,
                              plan.sparsity)
-        nodes = [o for o in plan.signature if not o.get("forms") or form in o["forms"]]
+        names = [o["name"] for o in nodes]
+        if len(set(names)) < len(names):
+            twin = next(n for i, n in enumerate(names) if n in names[:i])
+            self.p.add(g.at("signature"), f"{ptx}{f' ({form})' if form else ''} takes two operands {twin!r}: their "
+                       "`when`s overlap", cause=("twins", id(plan), twin))
+            return None
+        missing = s.meanings[plan.inst.semantics].needs(nodes, plan.sparsity is not None)
+        if missing:  # an operand's `when` left out what the semantics needs
+            self.p.add(g.at("signature"), f"{ptx}{f' ({form})' if form else ''} lacks what {plan.inst.semantics} "
+                       f"needs: {'; '.join(missing)}", cause=("needs", id(plan), tuple(missing)))
+            return None
         made = tuple(self.operand(o, ctx) for o in nodes)
         made = tuple(self.shared(o, lambda o=o: o) for o in made)
         operands = self.shared(made, lambda: made)
@@ -176,8 +233,11 @@ class VariantExpander:
         req = self.shared(req, lambda: req)
         sources = self.shared(("sources", id(plan), tuple(id(r) for r in matched), req.targets,
                                tuple((mat, lay.name) for mat, (lay, _, _) in fl.items()),
-                               tuple(o.scale_map for o in operands if o.scale_map)),
-                              lambda: self.sources(plan, matched, req, fl, operands))
+                               tuple(o.scale_map for o in operands if o.scale_map), tuple(id(o) for o in nodes)),
+                              lambda: self.sources(plan, matched, req, fl, operands, nodes))
+        # a qualifier the opcode lacks is no qualifier of it; the rest in the family's axis order
+        rank = {q: i for i, q in enumerate(s.families[plan.inst.family].axes)}
+        qdict = {q: qdict[q] for q in sorted(qdict, key=lambda q: rank.get(q, len(rank))) if qdict[q]}
         qdict = self.shared(("qualifiers", *qdict.items()), lambda: qdict)
         fl = self.shared(("layouts", *((mat, id(lay), bits, shp) for mat, (lay, bits, shp) in fl.items())), lambda: fl)
         options = self.shared(("options", option_template, *((a, vals) for a, vals in options.items())),
@@ -188,14 +248,22 @@ class VariantExpander:
             sparse=plan.sparsity is not None, requirement=req, operands=operands, group=g["name"], pos=plan.pos,
             threads=plan.threads, spec=s, qualifiers=qdict, fragment_layouts=fl, sparsity=plan.sparsity,
             metadata_order=order if plan.sparsity is not None else "", batch=g.get("batch", 1),
-            ptxas_only=g.get("ptxas_only", ""), hardware_note=" ".join(g.get("hardware_note", "").split()),
+            ptxas_only=ptxas_only, hardware_note=" ".join(g.get("hardware_note", "").split()),
             options=options, option_template=option_template, sources=sources)
 
-    def sources(self, plan: GroupPlan, matched, req, fl, operands) -> dict[str, tuple[Origin, ...]]:
-        """The YAML nodes that determined a variant's fields (Variant.sources)."""
+    def sources(self, plan: GroupPlan, matched, req, fl, operands, nodes) -> dict[str, tuple[Origin, ...]]:
+        """The YAML nodes that determined a variant's fields (Variant.sources); `rules` the
+        refinements that matched it, `qualifier.<axis>`, `option.<axis>` and `operand.<name>` the
+        nodes that state each one (`ptxspec explain` lists them)."""
         g = plan.node
         sources = dict(plan.sources)
         sources["requirement"] = plan.sources["requirement"] + tuple(matched) + self.targets_source(req.targets)
+        sources["rules"] = tuple(matched)
+        for key in ("qualifiers", "options"):
+            for axis in g.get(key, {}):
+                sources[f"{key[:-1]}.{axis}"] = (Origin(g[key], axis),)
+        for node in nodes:
+            sources[f"operand.{node['name']}"] = (Origin(node),)
         for mat, (lay, _, _) in fl.items():
             pair = (Origin(g["fragments"], mat), self.layouts.origins[lay.name])
             sources[f"fragment.{mat}"] = self.shared(("origin", id(g["fragments"]), mat, lay.name), lambda: pair)  # noqa: B023
@@ -210,7 +278,7 @@ class VariantExpander:
             hit = self._targets_src[targets] = tuple(self.target_origins[t] for t in self.spec.sort_targets(targets))
         return hit
 
-    def fragment_layouts(self, plan: GroupPlan, values, form, shape, types):
+    def fragment_layouts(self, plan: GroupPlan, values, form, shape, types, taken):
         """({matrix: (layout, element bits, shape)}, {matrix: register count} for matrices without
         a map), or None after reporting a problem."""
         s = self.spec
@@ -219,6 +287,8 @@ class VariantExpander:
         shape_env = dict(M=m or 0, N=n or 0, K=k or 0)
         fl, regs_only = {}, {}
         for mat, fs in plan.fragments.items():
+            if mat not in taken:
+                continue
             if fs.layout is None:  # the register count is known, the map is not (see the group)
                 try:
                     regs_only[mat] = int(fs.regs(**shape_env, **{x: bits.get(x, 0) for x in
@@ -231,7 +301,7 @@ class VariantExpander:
                                f"{MAX_REGISTERS} registers", cause=("regs", mat, regs_only[mat]))
                     return None
                 continue
-            lay_name = fill_template(fs.layout, {**values, "form": form})
+            lay_name = fill_template(fs.layout, {**values, "form": form, **bits})  # {abits}: A's element width
             lay = s.layouts.get(lay_name)
             if lay is None:
                 if lay_name not in self.layouts.broken:  # already reported where it is defined
@@ -267,9 +337,9 @@ class VariantExpander:
                 self.layouts.broken.add(lay.name)
                 self.p.add(lay.pos, f"layout {lay.name} for m{m}n{n}k{k}: {exc}")
             return False
-        try:
-            regs = int(fs.regs(M=m or 0, N=n or 0, K=k or 0,
-                               **{b: bits.get(b, 0) for b in ("abits", "bbits", "cbits", "dbits")}))
+        try:  # no `regs`: the layout says how many (its elements, at their width)
+            regs = fmap.regs if fs.regs is None else int(fs.regs(M=m or 0, N=n or 0, K=k or 0, **{
+                b: bits.get(b, 0) for b in ("abits", "bbits", "cbits", "dbits")}))
         except ExprError as exc:
             self.p.add(fs.node.at("regs"), f"regs for m{m}n{n}k{k}: {exc}")
             return False

@@ -10,6 +10,7 @@ from ptxspec.loading.checks import check_model
 from ptxspec.loading.context import Context, Origin
 from ptxspec.core.paths import default_evidence_dir
 from ptxspec.loading.evidence_files import check_against, read_evidence
+from ptxspec.loading.introductions import check_introductions
 from ptxspec.loading.ptxas_evidence import read_ptxas_evidence
 from ptxspec.loading.resolve_descriptors import resolve_descriptors
 from ptxspec.loading.resolve_errata import check_unused_layouts, resolve_errata
@@ -49,6 +50,7 @@ def build_model(docs: Tree, evidence_dir=None, *, evidence: bool = True) -> Spec
     spec.numerics = resolve_numerics(ctx, docs["numerics"], families)
     if whole:  # the invariants of a whole model (ptxspec.loading.checks); a partial one would mislead
         check_model(ctx.p, spec, docs)
+    check_introductions(ctx, spec, docs["instruction"])  # no requirement before the instruction existed
     ctx.p.raise_if_any()
     if evidence:
         where = evidence_dir or default_evidence_dir(docs.root)

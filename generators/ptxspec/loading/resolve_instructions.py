@@ -3,11 +3,12 @@ opcode template, qualifier axes, signature, shapes, types, sparsity and fragment
 and then expanded into its variants, one per point of the cross product."""
 from __future__ import annotations
 
-from ptxspec.core.errors import Pos, did_you_mean
+from ptxspec.core.errors import Pos, PosDict, did_you_mean
 from ptxspec.loading.context import Context, Origin
 from ptxspec.loading.expand_variants import REGS_NAMES, FragmentSpec, GroupPlan, Refinement, VariantExpander
 from ptxspec.loading.resolve_tables import Layouts
 from ptxspec.loading.tree import Document
+from ptxspec.model import predicates
 from ptxspec.model.family import Family, Instruction
 from ptxspec.model.isa import Requirement
 from ptxspec.model.kinds import KINDS
@@ -72,9 +73,9 @@ class InstructionResolver:
                            opcode=d["opcode"], rules=list(d.get("rules", [])), requirement=base, pos=d.pos,
                            path=doc.path, semantics=d["semantics"])
         s.instructions[inst.name] = inst
+        before = len(self.p.items)
         refinements = [self.refinement(fam, r, Origin(d["refinements"], i))
                        for i, r in enumerate(d.get("refinements", []))]
-        before = len(self.p.items)
         for gi, g in enumerate(d["groups"]):
             plan = self.plan(inst, d, g, d["groups"].at(gi), base)
             if plan is not None:
@@ -88,14 +89,33 @@ class InstructionResolver:
 
     def refinement(self, fam: Family, r, origin: Origin) -> Refinement:
         s, req = self.spec, r.get("requires", {})
-        fields = OPCODE_FIELDS + ("form",) + tuple(fam.axes)
-        for key in r["when"]:
-            if key not in fields:
-                self.p.add(r["when"].at(key), f"{key!r} is neither an opcode field nor an axis of family {fam.name}"
-                           f"{did_you_mean(key, fields)}")
+        self.check_when(fam, r["when"])
+        for key in ("options", "without"):
+            for axis, values in r.get(key, {}).items():
+                a = fam.axes.get(axis)
+                if a is None or not a.option:
+                    self.p.add(r[key].at(axis), f"{axis!r} is no option axis of family {fam.name}"
+                               f"{did_you_mean(axis, [x for x in fam.axes if fam.axes[x].option])}")
+                    continue
+                for j, value in enumerate(values):
+                    if value not in a.values:
+                        self.p.add(values.at(j), f"{value!r} is not a value of option {axis!r} (its values: "
+                                   f"{', '.join(repr(x) for x in a.values)}){did_you_mean(value, a.values)}")
         v = self.ctx.version(req, "ptx", s.ptx_versions) if "ptx" in req else None
         ts = self.ctx.target_set(req, "targets", s.targets) if "targets" in req else None
-        return Refinement(r["when"], v, ts, origin, r.get("metadata_order", ""))
+        return Refinement(r["when"], v, ts, origin, r.get("metadata_order", ""), bool(r.get("exclude", False)),
+                          {a: list(vals) for a, vals in r.get("options", {}).items()}, r.get("ptxas_only", ""),
+                          without={a: set(vals) for a, vals in r.get("without", {}).items()})
+
+    def check_when(self, fam: Family, when) -> None:
+        """Every field a `when` tests is one a variant has, and every test is well formed."""
+        fields = OPCODE_FIELDS + ("form",) + tuple(fam.axes)
+        for key, test in when.items():
+            if key not in fields:
+                self.p.add(when.at(key), f"{key!r} is neither an opcode field nor an axis of family {fam.name}"
+                           f"{did_you_mean(key, fields)}")
+            elif (why := predicates.problem(test)) is not None:
+                self.p.add(when.at(key), f"when {key}: {why}")
 
     def check_template(self, fam: Family, data, key) -> None:
         placeholders = placeholder_names(data[key])
@@ -154,9 +174,14 @@ class InstructionResolver:
                 self.p.add(g["fragments"].at(mat), f"family {fam.name} has no matrix {mat!r}"
                            f"{did_you_mean(mat, fam.matrices)} (its matrices: {', '.join(fam.matrices) or 'none'})")
                 return None
-            regs = self.ctx.formula(fs, "regs", REGS_NAMES, gpos)
-            if regs is None:
-                return None
+            if isinstance(fs, str):  # a bare layout name: {layout: name}
+                fs = PosDict(layout=fs)
+                fs.pos, fs.key_pos = g["fragments"].at(mat), {"layout": g["fragments"].at(mat)}
+            regs = None
+            if "regs" in fs or "layout" not in fs:  # with a layout, the layout gives the registers
+                regs = self.ctx.formula(fs, "regs", REGS_NAMES, gpos)
+                if regs is None:
+                    return None
             fragments[mat] = FragmentSpec(mat, fs.get("layout"), regs, fs, bool(fs.get("containers")))
         if not self.check_signature(g, signature, fragments, sparsity) or \
                 not self.check_semantics(inst, g, signature, sparsity):
@@ -176,12 +201,17 @@ class InstructionResolver:
         names = [o["name"] for o in signature]
         ok = True
         for i, o in enumerate(signature):
-            if o["name"] in names[:i]:
-                self.p.add(signature.at(i), f"operand {o['name']!r} listed twice")
+            twins = [signature[j] for j in range(i) if names[j] == o["name"]]
+            if twins and not ("when" in o and all("when" in t for t in twins)):  # a name per variant
+                self.p.add(signature.at(i), f"operand {o['name']!r} listed twice (two entries of one name each "
+                           "need a `when`, for the variants that take it)")
+                ok = False
             if "matrix" in o and o["matrix"] not in fam.matrices:
                 self.p.add(o.at("matrix"), f"family {fam.name} has no matrix {o['matrix']!r}"
                            f"{did_you_mean(o['matrix'], fam.matrices)} (its matrices: {', '.join(fam.matrices) or 'none'})")
                 ok = False
+            if "when" in o:
+                self.check_when(fam, o["when"])
             for j, form in enumerate(o.get("forms", [])):
                 if form not in fam.forms:
                     self.p.add(o["forms"].at(j), f"family {fam.name} has no operand form {form!r}"

@@ -21,6 +21,7 @@ from referencing import Registry, Resource
 
 from ptxspec.core.errors import Pos, PosDict, PosList, Problems, SpecError, did_you_mean
 from ptxspec.core.paths import default_spec_dir, repo_root, schema_dir  # noqa: F401 (re-exported)
+from ptxspec.loading.compose import compose
 from ptxspec.loading.yamlsrc import load_file, read_regular
 
 KINDS = ("isa", "types", "family", "instruction", "layouts", "smem", "descriptor", "errata", "numerics")
@@ -213,6 +214,7 @@ def read_tree(spec_dir: str | os.PathLike | None = None) -> Tree:
         problems.add(Pos(str(root)), "no .yaml files in spec directory")
     docs = Tree({k: [] for k in KINDS})
     hasher = hashlib.sha256()
+    parsed: list[tuple[str, str, PosDict, bool]] = []  # (path, kind, data, misplaced)
     for path, raw in files:
         rel = path.relative_to(root).as_posix()
         hasher.update(rel.encode() + b"\0" + raw + b"\0")
@@ -237,7 +239,9 @@ def read_tree(spec_dir: str | os.PathLike | None = None) -> Tree:
         schema_ref = data.get("$schema")
         if isinstance(schema_ref, str) and os.path.basename(schema_ref) != f"{kind}.schema.json":
             problems.add(data.at("$schema"), f"$schema should name {kind}.schema.json for kind {kind!r}")
-        doc = Document(str(path), kind, data)
+        parsed.append((str(path), kind, data, bool(misplaced)))
+    for path, kind, data, misplaced in _composed(parsed, problems):
+        doc = Document(path, kind, data)
         _schema_problems(doc, problems)
         if not misplaced:
             docs[kind].append(doc)
@@ -251,6 +255,30 @@ def read_tree(spec_dir: str | os.PathLike | None = None) -> Tree:
     docs.digest = hasher.hexdigest()
     docs.root = str(root)
     return docs
+
+
+def _composed(parsed, problems: Problems):
+    """The documents with their pieces and defaults composed (ptxspec.loading.compose): a family's
+    pieces serve its instruction files, and each must be used by one of them."""
+    family_pieces = {}
+    for _, kind, data, _ in parsed:
+        if kind == "family" and isinstance(data.get("name"), str) and isinstance(data.get("pieces"), dict):
+            family_pieces[data["name"]] = data["pieces"]
+    used: set = set()
+    out = []
+    for path, kind, data, misplaced in parsed:
+        scope = family_pieces.get(data.get("family")) if kind == "instruction" else None
+        before = len(problems.items)
+        composed = compose(data, scope, problems, used, own_used_here=kind != "family")
+        if len(problems.items) == before:  # a document that did not compose is not checked further:
+            out.append((path, kind, composed, misplaced))  # its schema errors would be echoes
+    if problems.items:  # a piece in error, or its user, is not used either: say nothing of unused pieces
+        return out
+    for pieces in family_pieces.values():
+        for name in pieces:
+            if (id(pieces), name) not in used:
+                problems.add(pieces.at(name), f"piece {name!r} of the family is used by none of its instruction files")
+    return out
 
 
 def tree_digest(directory: Path, pattern: str, exclude: tuple[str, ...] = ()) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ptxspec.core.errors import Pos
 from ptxspec.core.expr import Formula
+from ptxspec.core.words import integer
 from ptxspec.model.smem import invert_encode
 from ptxspec.model.tmem import MetadataLayout, ScaleFactorLayout, SparsityRule, TmemLayout
 
@@ -228,7 +229,10 @@ def decode(spec, selector: str, word: int, family: str = "tcgen05", name: str = 
     bits, codes and values, and combinations of values)."""
     d = descriptor(spec, family, name)
     lay = d.layout(selector)
-    word = int(word)
+    try:  # a word of the descriptor's width: a wider value is no descriptor, never masked silently
+        word = integer(f"{family} {name}", word, 0, (1 << d.bits) - 1)
+    except (TypeError, ValueError) as exc:
+        raise DescriptorError(f"{exc} (a {d.bits}-bit descriptor)") from None
     out: dict = {}
     problems = []
     for f in lay.fields:

@@ -20,6 +20,7 @@ class Instruction:
     pos: Pos
     path: str
     semantics: str  # what executing it means (ptxspec.semantics.meanings)
+    introduced: Requirement | None = None  # first PTX version and targets (its file's `introduced`)
 
 
 @dataclass(frozen=True)

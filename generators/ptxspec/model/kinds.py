@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ptxspec.core.words import integer
 from ptxspec.model.operand_kind import (
     C_REGISTER,
     SHARED_SPACES,
@@ -257,7 +258,8 @@ class ScaleSelector(OperandKind):
         if parts is None or len(parts) != len(o.parts):
             raise ValueError(f"{v.id}: {o.name} is a tuple ({', '.join(p for p, _ in o.parts)})")
         for (part, legal), x in zip(o.parts, parts):
-            if int(x) not in legal:
+            x = integer(f"{v.id}: {o.name}.{part}", x, -(1 << 63), (1 << 63) - 1)  # 1.5 is no selector
+            if x not in legal:
                 raise ValueError(f"{v.id}: {o.name}.{part} = {x} is not one of {list(legal)}")
 
 

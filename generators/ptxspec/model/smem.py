@@ -23,12 +23,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ptxspec.core.expr import Formula
+from ptxspec.core.words import integer
 
 __all__ = [
     "descriptor_fields", "encode_descriptor", "decode_descriptor", "swizzle_mode", "canonical_layout",
     "operand_shape", "element_bits", "operand_layout", "operand_byte_addresses", "write_matrix", "read_matrix",
     "OperandLayout", "BaseOffsetUnsupported", "descriptor_for", "layout_from_descriptor", "layout_for",
 ]
+
+DESCRIPTOR_BITS = 64  # a shared-memory matrix descriptor is a .b64 register (operand kind descriptor)
 
 
 @dataclass(frozen=True)
@@ -168,8 +171,9 @@ def encode_descriptor(spec, start: int, lbo: int, sbo: int, swizzle, base_offset
 
 
 def decode_descriptor(spec, desc: int, family: str | None = None) -> dict:
-    """Field values of a descriptor (byte addresses and offsets, the swizzle code) plus the mode name."""
-    desc = int(desc)
+    """Field values of a descriptor (byte addresses and offsets, the swizzle code) plus the mode name.
+    The descriptor is a 64-bit register's value: a negative or wider one is a ValueError, never masked."""
+    desc = integer("matrix descriptor", desc, 0, (1 << DESCRIPTOR_BITS) - 1)
     out = {}
     used = 0
     for name, f in descriptor_fields(spec, family).items():
@@ -178,7 +182,7 @@ def decode_descriptor(spec, desc: int, family: str | None = None) -> dict:
         out[name] = raw if f.fixed is not None else f.decode_value(raw)
         used |= mask << f.lsb
     out["swizzle_name"] = swizzle_mode(spec, out["swizzle"], family).name
-    out["unused_bits"] = desc & ~used & ((1 << 64) - 1)
+    out["unused_bits"] = desc & ~used & ((1 << DESCRIPTOR_BITS) - 1)
     return out
 
 

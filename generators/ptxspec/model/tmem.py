@@ -14,14 +14,16 @@ relative to the TMEM address the instruction names; columns are 32-bit cells.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
 
 from ptxspec.core.expr import Formula
+from ptxspec.core.words import integer
 
 __all__ = ["datapath", "d_cells", "a_cells", "scale_layout", "scale_cells", "scale_example", "sparsity_rule",
-           "metadata_layout", "metadata_cells", "TmemError", "LANES", "COLUMNS", "CELL_BITS"]
+           "metadata_layout", "metadata_cells", "TmemError", "OutsideTensorMemory", "LANES", "COLUMNS", "CELL_BITS"]
 
 LANES = 128  # lanes of a CTA's tensor memory (PTX ISA 9.7.16.1)
 COLUMNS = 512  # 32-bit columns of a CTA's tensor memory (PTX ISA 9.7.16.1)
@@ -109,13 +111,43 @@ def _align(lay, align: int) -> int:
     return align
 
 
+def _count(what: str, value, most: int) -> int:
+    """A size argument: an integer from 1 to `most` (what fits in tensor memory), else TmemError."""
+    try:
+        return integer(what, value, 1, most)
+    except ValueError:  # an integer, out of range (anything else is integer's TypeError)
+        x = operator.index(value)
+        room = f" (tensor memory, {LANES} lanes x {COLUMNS} columns of {CELL_BITS} bits, holds no more)" \
+            if x > most else ""
+        raise TmemError(f"{what} is an integer from 1 to {most}; got {x}{room}") from None
+
+
+class OutsideTensorMemory(TmemError):
+    """A layout that puts something outside tensor memory; `formula` names the formula at fault."""
+
+    def __init__(self, message: str, formula: str):
+        super().__init__(message)
+        self.formula = formula
+
+
+def _inside(what: str, lane: np.ndarray, col: np.ndarray, lane_formula: str = "lane") -> None:
+    """Every cell a layout gives lies in tensor memory (lanes and columns relative to the address)."""
+    for arr, top, name, formula in ((lane, LANES, "lane", lane_formula), (col, COLUMNS, "column", "column")):
+        if arr.size and (arr.min() < 0 or arr.max() >= top):
+            bad = int(arr.min() if arr.min() < 0 else arr.max())
+            raise OutsideTensorMemory(f"{what} lands in {name} {bad}, outside 0-{top - 1}", formula)
+
+
 def d_cells(lay, n: int, align: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """(lane, column) of every element D[m, n] of this CTA's rows: two (rows, n) int arrays."""
+    """(lane, column) of every element D[m, n] of this CTA's rows: two (rows, n) int arrays. Each
+    element is a cell, so n is at most the cells a row of D can have (LANES * COLUMNS / rows)."""
+    n = _count(f"layout {lay.id}: N", n, LANES * COLUMNS // lay.rows)
     m = np.arange(lay.rows, dtype=np.int64)[:, None]
     c = np.arange(n, dtype=np.int64)[None, :]
     L = _align(lay, align)
     lane = np.broadcast_to(np.asarray(lay.lane(m=m, n=c, N=n, L=L), np.int64), (lay.rows, n))
     col = np.broadcast_to(np.asarray(lay.column(m=m, n=c, N=n, L=L), np.int64), (lay.rows, n))
+    _inside("D", lane, col)
     return lane.copy(), col.copy()
 
 
@@ -124,8 +156,10 @@ def a_cells(lay, k: int, bits: int, align: int = 0) -> tuple[np.ndarray, np.ndar
     from TMEM: each row in the lanes `a_lanes` gives, its elements packed `bits` wide from column 0."""
     if not lay.a_lanes:
         raise TmemError(f"layout {lay.id}: where A from tensor memory lies is not stated in the spec")
+    bits = _count("bits (the width of an element of A)", bits, CELL_BITS)
     if CELL_BITS % bits:
         raise TmemError(f"{bits}-bit elements do not pack into {CELL_BITS}-bit cells")
+    k = _count(f"layout {lay.id}: K", k, COLUMNS * CELL_BITS // bits)  # a row of A in one lane's columns
     m = np.arange(lay.rows, dtype=np.int64)[:, None]
     kk = np.arange(k, dtype=np.int64)[None, :]
     L = _align(lay, align)
@@ -133,6 +167,7 @@ def a_cells(lay, k: int, bits: int, align: int = 0) -> tuple[np.ndarray, np.ndar
                       for f in lay.a_lanes])
     col = np.broadcast_to(kk * bits // CELL_BITS, (lay.rows, k)).copy()
     bit = np.broadcast_to(kk * bits % CELL_BITS, (lay.rows, k)).copy()
+    _inside("a row of A", lanes, col, "a_lanes")
     return lanes, col, bit
 
 
@@ -155,6 +190,11 @@ def scale_cells(sf, extent: int, factors: int, sf_id: int, n: int = 0) -> tuple[
     """(lane (copies, extent, factors), column (extent, factors), byte (extent, factors)) of scale
     factor s of row r of A (column r of B), r < extent; `n` is the instruction's N (layouts that
     fold N name it)."""
+    room = LANES * COLUMNS * CELL_BITS // 8 // max(1, sf.copies)  # a byte per factor and copy
+    extent = _count(f"{sf.name}: the rows (columns) of scale factors", extent, room)
+    factors = _count(f"{sf.name}: factors per row (column)", factors, room // extent)
+    sf_id = integer(f"{sf.name}: the scale-factor id", sf_id, 0, CELL_BITS // 8 - 1)
+    n = integer(f"{sf.name}: N", n, 0, LANES * COLUMNS)
     r = np.arange(extent, dtype=np.int64)[:, None]
     s = np.arange(factors, dtype=np.int64)[None, :]
     shape = (extent, factors)
@@ -164,6 +204,7 @@ def scale_cells(sf, extent: int, factors: int, sf_id: int, n: int = 0) -> tuple[
     byte = np.broadcast_to(np.asarray(sf.byte(r=r, s=s, q=0, id=sf_id, N=n), np.int64), shape).copy()
     if (byte < 0).any() or (byte > 3).any():
         raise TmemError(f"{sf.name}: {factors} factors from byte {sf_id} do not fit in a {CELL_BITS}-bit cell")
+    _inside(f"{sf.name}: a factor", lane, col)
     return lane, col, byte
 
 
@@ -189,6 +230,9 @@ def metadata_cells(ml, rows: int, chunks: int, sel: int) -> tuple[np.ndarray, np
     three (rows, chunks) int arrays, for sparsity selector `sel`."""
     if sel not in ml.ids:
         raise TmemError(f"{ml.name}: sparsity selector {sel} is not described (it states {list(ml.ids)})")
+    room = LANES * COLUMNS * CELL_BITS // 4  # a 4-bit field per chunk
+    rows = _count(f"{ml.name}: rows", rows, LANES)
+    chunks = _count(f"{ml.name}: chunks per row", chunks, room // rows)
     r = np.arange(rows, dtype=np.int64)[:, None]
     c = np.arange(chunks, dtype=np.int64)[None, :]
     shape = (rows, chunks)
@@ -197,4 +241,5 @@ def metadata_cells(ml, rows: int, chunks: int, sel: int) -> tuple[np.ndarray, np
     outside = (bit < 0) | (bit > CELL_BITS - 4)
     if outside.any():
         raise TmemError(f"a 4-bit field at bit {int(bit[outside][0])} does not fit in a {CELL_BITS}-bit cell")
+    _inside(f"{ml.name}: a chunk", lane, col)
     return lane, col, bit

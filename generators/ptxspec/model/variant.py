@@ -10,6 +10,7 @@ import numpy as np
 
 from ptxspec.core.errors import Pos
 from ptxspec.core.values import from_codes, to_codes
+from ptxspec.core.words import words
 from ptxspec.model.fragments import FragmentLayout, FragmentMap, Sparsity
 from ptxspec.model.isa import Requirement, Version
 from ptxspec.model.opcodes import fill_template
@@ -240,8 +241,13 @@ class Variant:
         return fm.pack(to_codes(t, matrix, fm.bits, f"operand {operand!r} of {self.id}"))
 
     def unpack(self, operand: str, regs, values: bool = False) -> np.ndarray:
-        """Registers -> the matrix of raw codes, or (values=True) of typed values (ptxspec.values)."""
+        """Registers -> the matrix of raw codes, or (values=True) of typed values (ptxspec.values).
+        Registers are words: unsigned integers of the register's width (ptxspec.core.words)."""
         fm = self.fragment_map(operand)
+        what = f"registers of operand {operand!r} of {self.id}"
+        regs = words(what, regs, 64 if fm.bits == 64 else 32)
+        if 0 in regs.shape[:-2]:
+            raise ValueError(f"{what}: an empty batch (shape {regs.shape}); pass at least one set of registers")
         codes = fm.unpack(regs)
         if not values:
             return codes
@@ -273,7 +279,8 @@ class Variant:
             "form": self.form, "m": self.m, "n": self.n, "k": self.k,
             "atype": self.atype, "btype": self.btype, "ctype": self.ctype, "dtype": self.dtype,
             "satfinite": self.satfinite, "op": self.op, "sparse": self.sparse,
-            **{q: self.qualifiers[q] for q in self.spec.families[self.family].axes if q in self.qualifiers},
+            # every qualifier axis of the family, '' where the opcode has none: one set of keys per family
+            **{q: self.qualifiers.get(q, "") for q, a in self.spec.families[self.family].axes.items() if not a.option},
             "min_ptx": self.min_ptx, "targets": self.targets,
             **({"until_ptx": str(self.requirement.until_ptx)} if self.requirement.until_ptx else {}),
             "requires": self.requirement.as_data(order),

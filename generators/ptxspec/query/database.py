@@ -6,10 +6,15 @@ parameter; column names are checked against the database's own columns before us
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
+import functools
 import json
+import math
+import os
 import re
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,6 +39,28 @@ APPLICATION_ID = 0x50545853  # "PTXS"
 MAX_FILTERS = 64
 MAX_VALUES = 1024
 INT_RANGE = (-(1 << 63), (1 << 63) - 1)
+
+
+#: A hang guard on every statement, not a speed limit: a crafted file (a view that recurses without
+#: end in place of `variants`, its application id kept) is stopped and reported instead of running
+#: forever. The environment variable raises (or lowers) it; every real query takes milliseconds.
+QUERY_SECONDS = 60.0
+QUERY_SECONDS_ENV = "PTXSPEC_QUERY_SECONDS"
+PROGRESS_STEPS = 10_000  # SQLite virtual-machine instructions between two looks at the clock
+
+
+def query_seconds() -> float:
+    """The time budget of one statement: PTXSPEC_QUERY_SECONDS, else QUERY_SECONDS."""
+    raw = os.environ.get(QUERY_SECONDS_ENV)
+    if raw is None or not raw.strip():
+        return QUERY_SECONDS
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds < math.inf:
+        raise QueryError(f"{QUERY_SECONDS_ENV} is a number of seconds (0 or more), not {raw[:40]!r}")
+    return seconds
 
 
 class QueryError(ValueError):
@@ -90,7 +117,57 @@ class LoaderQueries:
         return [dict(r, variants=self.json_cell(r["variants"], "variants", r["variant_id"])) for r in rows]
 
 
-class Database(LoaderQueries):
+class StatementBudget:
+    """A time budget per statement, through SQLite's progress handler: past it, the statement is
+    interrupted and `budget_error` says so (a hang guard: see QUERY_SECONDS). `seconds` (default:
+    query_seconds()) may be set on the object."""
+
+    name: str
+    conn: sqlite3.Connection
+    seconds: float | None = None
+    _deadline = math.inf
+    _interrupted = False
+    _watched: sqlite3.Connection | None = None
+
+    @contextlib.contextmanager
+    def budget(self):
+        """Arm the budget for one statement (the progress handler is installed on first use)."""
+        if self._watched is not self.conn:
+            self.conn.set_progress_handler(self._progress, PROGRESS_STEPS)
+            self._watched = self.conn
+        if self.seconds is None:
+            self.seconds = query_seconds()
+        self._deadline, self._interrupted = time.monotonic() + self.seconds, False
+        try:
+            yield
+        finally:
+            self._deadline = math.inf
+
+    def _progress(self) -> int:
+        """Nonzero interrupts the statement (past its time budget)."""
+        if time.monotonic() >= self._deadline:
+            self._interrupted = True
+            return 1
+        return 0
+
+    def budget_error(self) -> QueryError | None:
+        if not self._interrupted:
+            return None
+        return QueryError(f"{self.name}: a statement ran past its time budget of {self.seconds:g} s and was stopped (a "
+                          f"real query takes milliseconds: the file may be crafted or damaged; run `ptxspec build`, "
+                          f"or raise the budget with {QUERY_SECONDS_ENV}=SECONDS)")
+
+
+def budgeted(execute):
+    """Database.execute under its statement's time budget (StatementBudget)."""
+    @functools.wraps(execute)
+    def run(self, *args, **kwargs):
+        with self.budget():
+            return execute(self, *args, **kwargs)
+    return run
+
+
+class Database(LoaderQueries, StatementBudget):
     def __init__(self, conn: sqlite3.Connection, name: str = "the database"):
         self.conn = conn
         self.conn.row_factory = sqlite3.Row
@@ -132,9 +209,10 @@ class Database(LoaderQueries):
             raise QueryError(f"{self.name} is truncated ({path.stat().st_size} of {pages * page_size} bytes)"
                              f"{rebuild}")
 
+    @budgeted
     def execute(self, sql: str, params=(), plain: bool = False) -> list:
         """Every statement goes through here (rows as sqlite3.Row, or plain tuples): a damaged file
-        is a QueryError, never a crash."""
+        is a QueryError, never a crash; one past its time budget is interrupted (StatementBudget)."""
         try:
             cur = self.conn.execute(sql, params)
             if plain:
@@ -143,8 +221,8 @@ class Database(LoaderQueries):
             _no_blobs(self.name, cur, rows)
             return rows
         except sqlite3.Error as exc:
-            raise QueryError(f"{self.name} cannot answer ({exc}): it is damaged or not a ptxspec database; "
-                             "run `ptxspec build`") from None
+            raise self.budget_error() or QueryError(f"{self.name} cannot answer ({exc}): it is damaged or not a "
+                                                    "ptxspec database; run `ptxspec build`") from None
         except (OverflowError, MemoryError) as exc:
             raise QueryError(f"the query is too large for {self.name} ({exc})") from None
 

@@ -55,7 +55,7 @@ from ptxspec.semantics import numerics as nm
 from ptxspec.semantics import fdpa
 from ptxspec.semantics import fields
 
-__all__ = ["KindParams", "ALTERNATIVES", "ALTERNATIVE_PATHS", "alternatives_for", "SM100_STATUS", "SOURCES", "kind_params", "variant_params", "element_codes",
+__all__ = ["KindParams", "KIND_DOMAINS", "ALTERNATIVES", "ALTERNATIVE_PATHS", "alternatives_for", "SM100_STATUS", "SOURCES", "kind_params", "variant_params", "element_codes",
            "scale_fields", "scale_vec", "block_size", "scale_map", "selector_values", "scale_rows", "scale_holders",
            "scale_coverage", "scales_from_registers", "mma_kind", "ScaleError"]
 
@@ -90,8 +90,32 @@ class KindParams:
     split: int = 2  # "fp8emu": the k interleave of the two f16 steps (ptxspec.semantics.numerics.fp8_emulated)
     zeros: str = "operands"  # how zeros enter the alignment: operands | fields | terms (module docstring)
 
+    def __post_init__(self):
+        """Every field within its domain (KIND_DOMAINS): a parameter outside it computes nonsense."""
+        for name, dom in KIND_DOMAINS.items():
+            x = getattr(self, name)
+            why = None if name == "zero_exp" and x is None else dom.problem(x)
+            if why:
+                raise ValueError(f"KindParams: {name} = {x!r} {why} ({dom.what})")
+
     def as_data(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+#: The domain of each field of KindParams: the numerics parameters' own (ptxspec.semantics.numerics.DOMAINS;
+#: zero_exp may also be None, no term), and the choices this module makes.
+KIND_DOMAINS: dict[str, nm.Domain] = {
+    "path": nm.Domain("how the scales enter: on each product, on each group of fp4 products, or sm_100's fp8 "
+                      "emulation", values=("products", "groups", "fp8emu")),
+    "F": nm.DOMAINS["F"],
+    "round": nm.DOMAINS["round"],
+    "group": nm.DOMAINS["group"],
+    "zero_exp": nm.DOMAINS["zero_exp"],
+    "ue4m3_top_bit": nm.Domain("a ue4m3 scale byte with its top bit set: refused, or the bit ignored (MMA-Sim)",
+                               values=("error", "ignore")),
+    "split": nm.DOMAINS["split"],
+    "zeros": nm.Domain("how zeros enter the alignment (the module docstring)", values=fdpa.ZERO_RULES),
+}
 
 
 #: The choices public evidence does not settle, by name: each is one replace() of KindParams away,

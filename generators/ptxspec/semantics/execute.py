@@ -26,7 +26,7 @@ from ptxspec.model.kinds import kind_of
 from ptxspec.semantics import blockscale, exact, fdpa
 from ptxspec.semantics import numerics as nm
 from ptxspec.semantics import sparse as sparse_mod
-from ptxspec.semantics.operands import OperandError, by_name, check_operands, memory_image, registers
+from ptxspec.semantics.operands import OperandError, address, by_name, check_operands, memory_image, registers
 
 __all__ = ["execute_mma", "execute_kind", "operand_matrices", "compute"]
 
@@ -185,7 +185,8 @@ def _elements(v, mat, codes):
 def operand_matrices(v, *, smem=None, smem_origin: int = 0, **ops):
     """(A codes (..., M, K) dense, B codes (..., K, N), C codes (..., M, N), immediates) of a call;
     for sparse variants the immediates carry `kept`, the mask of the A elements multiplied."""
-    check_operands(v, ops, smem)
+    ops = check_operands(v, ops, smem)
+    smem_origin = address(f"{v.id}: smem_origin", smem_origin)
     names = by_name(v)
     batch = None
     for n, o in names.items():
@@ -216,15 +217,25 @@ def operand_matrices(v, *, smem=None, smem_origin: int = 0, **ops):
     for o in v.operands:  # block scaling: the scale factors, read through the operand's scale map
         if o.scale_map:
             sel = blockscale.selector_of(v, o.name)
+            _one_register(v, o.name, ops[o.name])
             imm[f"scale_{o.matrix}"] = blockscale.scales_from_registers(v, o.name, ops[o.name], ops[sel.name])
     if v.sparse:
         meta_name = next(o.name for o in v.operands if o.kind == "metadata")
         sel_name = next(o.name for o in v.operands if o.kind == "selector")
-        meta = np.asarray(ops[meta_name])
-        if meta.shape[-1:] != (v.threads,):
-            raise ValueError(f"{v.id}: {meta_name} must be shaped ({v.threads},) or (batch, {v.threads})")
+        meta = _one_register(v, meta_name, ops[meta_name])
         a, imm["kept"] = _expand(v, a, meta, int(ops.get(sel_name, 0)))
     return a, b, c, imm
+
+
+def _one_register(v, name: str, regs) -> np.ndarray:
+    """A one-register operand per thread (metadata, scale factors): shaped (threads,) or (threads, 1),
+    with or without a batch of at least one before; returned as (threads,) or (batch, threads)."""
+    r = np.asarray(regs)
+    core = r.shape[:-1] if r.shape[-1:] == (1,) and r.ndim >= 2 else r.shape
+    if core[-1:] != (v.threads,) or len(core) > 2 or (len(core) == 2 and core[0] == 0):
+        raise ValueError(f"{v.id}: {name} holds one register per thread: shaped ({v.threads},) or ({v.threads}, 1), "
+                         f"or (batch, ...) with a batch of at least one; got {r.shape}")
+    return r.reshape(core)
 
 
 def compute(v, a, b, c, imm: dict, p: nm.NumericsParams | None = None) -> np.ndarray:
@@ -331,7 +342,7 @@ def execute_kind(v, *, a, b, c, scale_a=None, scale_b=None, sel_a=(0, 0), sel_b=
         e = np.asarray(e)
         if e.ndim >= 2 and e.shape[-2:] == (v.threads, 1):  # a register operand: (threads, 1) like the others
             e = e[..., 0]
-        ops.update(e=e, f=int(f))
+        ops.update(e=e, f=f)
     for name in ("sel_a", "sel_b"):  # an undefined selector is a ScaleError here (the executor: ValueError)
         if name in ops:
             blockscale.scale_map(v, "scale_a" if name == "sel_a" else "scale_b", *ops[name])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxspec.semantics.operands import OperandError, memory_image, registers
+from ptxspec.semantics.operands import OperandError, address, addresses, integer, memory_image, registers
 
 
 def _rows_and_type(v):
@@ -24,20 +24,27 @@ def _rows_and_type(v):
 
 
 def _bit_addresses(v, fm, etype, p, img, origin: int) -> np.ndarray:
-    """(batch..., rows, cols) bit offsets into the image of every element of the matrix."""
-    p = np.asarray(p, dtype=np.int64)
-    if p.shape[-1] != v.threads:
-        raise OperandError(f"{v.id}: p holds one address per lane: shape ({v.threads},) or (batch, {v.threads}); "
-                           f"got {p.shape}")
+    """(batch..., rows, cols) bit offsets into the image of every element of the matrix. Every
+    address is checked as a 64-bit register's integer and against the image before any arithmetic
+    (an address far past the image used to wrap around into it)."""
+    p = addresses(f"{v.id}: operand 'p' (one address per lane)", p)
+    if p.ndim not in (1, 2) or p.shape[-1] != v.threads or p.size == 0:
+        raise OperandError(f"{v.id}: p holds one address per lane: shape ({v.threads},) or (batch, {v.threads}) "
+                           f"with a batch of at least one; got {p.shape}")
     rows = p[..., :fm.rows]  # lane r gives row r
-    if ((rows - origin) % 16).any():
+    span = int(etype.memory_bit(fm.cols - 1)) + etype.bits
+    nbytes = img.shape[-1]
+    low = rows < np.uint64(origin)
+    offset = np.where(low, np.uint64(0), rows - np.uint64(origin))  # no wrap: below the origin is refused
+    far = offset > np.uint64(nbytes)
+    if low.any() or far.any() or ((np.where(far, 0, offset).astype(np.int64) * 8 + span) > nbytes * 8).any():
+        raise ValueError(f"{v.id}: operand 'p': a row lies outside the memory [{origin:#x}, {origin + nbytes:#x}): "
+                         f"lane addresses {int(rows.min()):#x} to {int(rows.max()):#x}")
+    offset = offset.astype(np.int64)
+    if (offset % 16).any():
         raise ValueError(f"{v.id}: every row address must be 16-byte aligned")
     cols = etype.memory_bit(np.arange(fm.cols, dtype=np.int64))
-    bits = (rows[..., :, None] - origin) * 8 + cols
-    span = int(etype.memory_bit(fm.cols - 1)) + etype.bits
-    if (rows < origin).any() or ((rows - origin) * 8 + span > img.shape[-1] * 8).any():
-        raise ValueError(f"{v.id}: a row lies outside the memory [{origin:#x}, {origin + img.shape[-1]:#x})")
-    return bits
+    return offset[..., :, None] * 8 + cols
 
 
 def _gather(img, bits, width: int) -> np.ndarray:
@@ -51,27 +58,41 @@ def _gather(img, bits, width: int) -> np.ndarray:
     return out
 
 
-def load_matrix(v, *, mem=None, smem=None, p=None, mem_origin: int = 0, smem_origin: int | None = None, **_):
+def _no_others(v, rest: dict, names: str) -> None:
+    if rest:
+        raise OperandError(f"{v.id} has no operand {', '.join(map(repr, sorted(rest)))}; it takes {names}")
+
+
+def _origin(v, mem_origin, smem_origin) -> int:
+    """Where byte 0 of the memory image lies (smem_origin is the older name of mem_origin)."""
+    name, value = ("smem_origin", smem_origin) if smem_origin is not None else ("mem_origin", mem_origin)
+    return address(f"{v.id}: {name}", value)
+
+
+def load_matrix(v, *, mem=None, smem=None, p=None, mem_origin: int = 0, smem_origin: int | None = None, **rest):
     """The fragment registers (threads, regs) (or (batch, threads, regs)) the lanes receive."""
     mem = mem if mem is not None else smem
     if mem is None or p is None:
         raise OperandError(f"{v.id} reads rows of memory: pass mem= (bytes) and p= (one address per lane)")
-    origin = smem_origin if smem_origin is not None else mem_origin
+    _no_others(v, rest, "mem, p, mem_origin")
+    origin = _origin(v, mem_origin, smem_origin)
     mat, fm, etype = _rows_and_type(v)
-    img = memory_image(mem)
+    img = memory_image(mem, "mem")
     bits = _bit_addresses(v, fm, etype, p, img, origin)
     codes = _gather(img, bits, etype.bits) << np.uint64(etype.container_shift)
     return v.pack(mat, codes)
 
 
-def store_matrix(v, *, r=None, mem=None, smem=None, p=None, mem_origin: int = 0, smem_origin: int | None = None, **_):
+def store_matrix(v, *, r=None, mem=None, smem=None, p=None, mem_origin: int = 0, smem_origin: int | None = None,
+                 **rest):
     """A copy of the memory image with the fragment `r` stored as rows at the lanes' addresses."""
     mem = mem if mem is not None else smem
     if mem is None or p is None or r is None:
         raise OperandError(f"{v.id} writes rows of memory: pass r= (the fragment), mem= (bytes) and p=")
-    origin = smem_origin if smem_origin is not None else mem_origin
+    _no_others(v, rest, "r, mem, p, mem_origin")
+    origin = _origin(v, mem_origin, smem_origin)
     mat, fm, etype = _rows_and_type(v)
-    img = memory_image(mem)
+    img = memory_image(mem, "mem")
     vals = v.unpack(mat, registers(v, "r", r)).astype(np.uint64) >> np.uint64(etype.container_shift)
     bits = _bit_addresses(v, fm, etype, p, img, origin)
     batch = np.broadcast_shapes(vals.shape[:-2], bits.shape[:-2], img.shape[:-1])
@@ -87,10 +108,11 @@ def store_matrix(v, *, r=None, mem=None, smem=None, p=None, mem_origin: int = 0,
     return out
 
 
-def transpose(v, *, a=None, **_):
+def transpose(v, *, a=None, **rest):
     """The result fragment: the fragment of the transpose of the matrix `a` holds."""
     if a is None:
         raise OperandError(f"{v.id}: pass a= (the source fragment)")
+    _no_others(v, {k: x for k, x in rest.items() if k != "d"}, "a")
     src = [o.matrix for o in v.operands if o.kind == "fragment" and o.io == "in"][0]
     dst = [o.matrix for o in v.operands if o.kind == "fragment" and o.io == "out"][0]
     m = v.unpack(src, registers(v, "a", a))
@@ -131,13 +153,18 @@ def wmma_memory(v, *, mem, p: int, stride: int, mem_origin: int = 0, r=None):
     whose byte 0 is at address `mem_origin`) at address p with the variant's layout and `stride`
     (elements). wmma.store: a copy of `mem` with the fragment `r` written there."""
     mat, fm = _wmma_matrix(v)
-    img = memory_image(mem)
-    bits = _offsets(v, fm, int(stride)) + (int(p) - mem_origin) * 8
-    if bits.min() < 0 or (bits.max() + fm.bits) > img.shape[-1] * 8:
-        raise ValueError(f"{v.id}: the matrix at {int(p):#x} (stride {stride}) lies outside the memory "
+    img = memory_image(mem, "mem")
+    p, mem_origin = address(f"{v.id}: operand 'p'", p), address(f"{v.id}: mem_origin", mem_origin)
+    stride = integer(f"{v.id}: operand 'stride' (elements)", stride, 0, (1 << 32) - 1)
+    outside = ValueError(f"{v.id}: the matrix at {p:#x} (stride {stride}) lies outside the memory "
                          f"[{mem_origin:#x}, {mem_origin + img.shape[-1]:#x})")
+    if not mem_origin <= p <= mem_origin + img.shape[-1]:  # before any arithmetic that could wrap
+        raise outside
+    bits = _offsets(v, fm, stride) + (p - mem_origin) * 8
+    if bits.min() < 0 or (bits.max() + fm.bits) > img.shape[-1] * 8:
+        raise outside
     if fm.bits >= 8 and (bits % fm.bits).any():
-        raise ValueError(f"{v.id}: address {int(p):#x} is not aligned to the {fm.bits // 8}-byte elements")
+        raise ValueError(f"{v.id}: address {p:#x} is not aligned to the {fm.bits // 8}-byte elements")
     byte = bits // 8
     if v.semantics == "fragment_load":
         if fm.bits >= 8:

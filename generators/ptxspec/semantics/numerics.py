@@ -40,9 +40,166 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
-__all__ = ["MODELS", "NumericsParams", "params", "rule_of", "rule_matches", "computes_product"]
+from ptxspec.model import predicates
+
+__all__ = ["MODELS", "NumericsParams", "params", "rule_of", "rule_matches", "computes_product", "Domain", "DOMAINS",
+           "MODEL_PARAMS", "MODEL_TYPES", "VIA", "param_problems", "type_problems", "variant_problems"]
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The values a parameter may take: an integer from `lo` to `hi`, or one of `values`; `what`
+    says what it is and why the bounds are what they are."""
+    what: str
+    lo: int | None = None
+    hi: int | None = None
+    values: tuple = ()
+
+    def problem(self, x) -> str | None:
+        """Why x is outside the domain, or None."""
+        if self.values:
+            return None if x in self.values and type(x) is type(self.values[0]) else \
+                f"must be one of {', '.join(map(repr, self.values))}"
+        if type(x) is not int or not self.lo <= x <= self.hi:  # type: ignore[operator] - lo/hi with no values
+            return f"must be an integer from {self.lo} to {self.hi}"
+        return None
+
+    def as_schema(self) -> dict:
+        """The domain as JSON Schema (schema/numerics.schema.json states it where a schema can)."""
+        if self.values:
+            return {"enum": list(self.values)}
+        return {"type": "integer", "minimum": self.lo, "maximum": self.hi}
+
+
+#: The domain of each parameter of NumericsParams, whatever the model (MODEL_PARAMS narrows some).
+#: What a parameter may be for one variant (a group that divides its K, ...) is `variant_problems`'.
+DOMAINS: dict[str, Domain] = {
+    "group": Domain("k terms per fused step (fmachain: per chain; fdpa_groups: products per group); left out, "
+                    "one step over the instruction's whole K", 1, 1024),
+    "F": Domain("fraction bits kept below the largest exponent of a step: the truncated terms are summed in "
+                "float64 (ptxspec.semantics.fdpa), exact while F + 2 bits and the carries of the step's terms "
+                "fit its 53-bit significand", 1, 48),
+    "round": Domain("the rounding of a step's result: toward zero or to nearest even", values=("rz", "rn")),
+    "keep": Domain("fraction bits the result keeps (0: all of its format's)", 0, 52),
+    "zero_exp": Domain("the exponent a zero term counts as in the alignment: no higher than the smallest "
+                       "normal exponent of f32 (-126), no lower than the smallest of float64", -1074, -126),
+    "split": Domain("fp8emu: the k interleave of its two f16 steps", 1, 64),
+    "via": Domain("the type each step rounds to before D's (the conversions VIA lists)", values=("", "f32")),
+    "finite": Domain("1: the last step saturates an infinite result to the largest finite value", values=(0, 1)),
+}
+
+#: The parameters each model reads (True: a rule must state it); a rule may state no other.
+MODEL_PARAMS: dict[str, dict[str, bool]] = {
+    "integer": {}, "b1": {}, "none": {}, "f64fma": {},
+    "fdpa": {"F": True, "round": False, "group": False, "keep": False, "zero_exp": False, "via": False,
+             "finite": False},
+    "fp8emu": {"F": True, "round": False, "group": False, "keep": False, "zero_exp": False, "split": True},
+    "fmachain": {"round": True, "group": False},
+    "fdpa_scaled": {"F": True, "round": False, "zero_exp": False},
+    "fdpa_groups": {"F": True, "round": False, "group": True, "zero_exp": False},
+}
+#: Narrower domains of a parameter under one model.
+MODEL_DOMAINS: dict[tuple[str, str], Domain] = {
+    ("fmachain", "round"): Domain("fmachain rounds every operation to nearest (IEEE f32 arithmetic)", values=("rn",)),
+}
+
+#: The conversions a step of `via` type implements: D types it converts to (to nearest, sign kept).
+VIA: dict[str, tuple[str, ...]] = {"f32": ("f16",)}
+
+
+@dataclass(frozen=True)
+class TypeDomain:
+    """Element types by format (spec/types.yaml): a class, and bounds on width and mantissa."""
+    what: str
+    cls: str
+    bits: tuple[int, ...] = ()  # the widths allowed (empty: any up to max_bits)
+    max_bits: int = 64
+    formats: tuple[tuple[int, int], ...] = ()  # (exponent, mantissa) allowed (empty: any)
+    max_mantissa: int = 52
+    signed: bool | None = None
+
+    def admits(self, t) -> bool:
+        fmt = t.format or {}
+        return (t.cls == self.cls and t.bits <= self.max_bits and (not self.bits or t.bits in self.bits)
+                and (self.signed is None or bool(t.signed) == self.signed)
+                and (not self.formats or (fmt.get("exponent"), fmt.get("mantissa")) in self.formats)
+                and fmt.get("mantissa", 0) <= self.max_mantissa)
+
+
+_S32 = TypeDomain("32-bit signed integers", "int", bits=(32,), signed=True)
+_F16_F32 = TypeDomain("binary16 or binary32 floats", "float", formats=((5, 10), (8, 23)), bits=(16, 32))
+#: The element types each model's arithmetic can take: (A and B, C and D).
+MODEL_TYPES: dict[str, tuple[TypeDomain, TypeDomain]] = {
+    "integer": (TypeDomain("integers of at most 8 bits", "int", max_bits=8), _S32),
+    "b1": (TypeDomain("single bits", "bit", bits=(1,)), _S32),
+    "fdpa": (TypeDomain("floats of at most 10 mantissa bits (their products are exact in float64)", "float",
+                        max_bits=32, max_mantissa=10), _F16_F32),
+    "fp8emu": (TypeDomain("8-bit floats (the f16 steps hold them exactly)", "float", bits=(8,)), _F16_F32),
+    "fmachain": (TypeDomain("binary16 floats", "float", formats=((5, 10),), bits=(16,)), _F16_F32),
+    "f64fma": (TypeDomain("binary64 floats", "float", bits=(64,)), TypeDomain("binary64 floats", "float", bits=(64,))),
+    "fdpa_scaled": (TypeDomain("floats of at most 8 bits", "float", max_bits=8), _F16_F32),
+    "fdpa_groups": (TypeDomain("floats of at most 8 bits", "float", max_bits=8), _F16_F32),
+}
+
+
+def param_problems(model: str, params: dict) -> list[tuple[str | None, str]]:
+    """What of a rule's parameters its model cannot take: [(parameter or None, why)]."""
+    if model not in MODEL_PARAMS:
+        return [(None, f"unknown arithmetic model {model!r}")]
+    reads = MODEL_PARAMS[model]
+    out: list[tuple[str | None, str]] = []
+    for key, x in params.items():
+        if key not in DOMAINS:
+            continue  # the resolver names unknown keys
+        if key not in reads:
+            out.append((key, f"model {model} takes no {key!r} (it reads {', '.join(reads) or 'no parameter'})"))
+            continue
+        dom = MODEL_DOMAINS.get((model, key), DOMAINS[key])
+        why = dom.problem(x)
+        if why:
+            out.append((key, f"{key} = {x!r} {why} ({dom.what})"))
+    out += [(None, f"model {model} needs {key!r} ({DOMAINS[key].what})")
+            for key, needed in reads.items() if needed and key not in params]
+    return out
+
+
+def type_problems(model: str, role: str, t) -> str | None:
+    """Why element type `t` cannot be operand `role` (atype, btype, ctype, dtype) of `model`, or None."""
+    ins, acc = MODEL_TYPES.get(model, (None, None))
+    dom = ins if role in ("atype", "btype") else acc
+    if dom is None or dom.admits(t):
+        return None
+    return f"{model} takes {dom.what} as {'A and B' if dom is ins else 'C and D'}, not {role} {t.name}"
+
+
+def variant_problems(p: "NumericsParams", v) -> list[str]:
+    """What of the arithmetic `p` cannot compute for variant (or product) `v`: its element types,
+    and the parameters that depend on its K and types."""
+    out = []
+    types = v.spec.types if hasattr(v, "spec") else {}
+    for role in ("atype", "btype", "ctype", "dtype"):
+        t = types.get(getattr(v, role, "") or "")
+        why = type_problems(p.model, role, t) if t is not None else None
+        if why:
+            out.append(why)
+    K = getattr(v, "k", None) or 0
+    if K:
+        span = p.group * (2 if p.model == "fdpa_groups" and v.sparse else 1)
+        if p.group and K % span:
+            out.append(f"group = {p.group} does not divide K = {K}")
+        if p.model == "fp8emu" and p.split and K % (2 * p.split):
+            out.append(f"split = {p.split}: K = {K} is no whole number of 2 x {p.split} k (two f16 steps)")
+        if p.F and p.F + 2 + (K + 1).bit_length() > 53:
+            out.append(f"F = {p.F}: {K} terms of F + 2 bits and their carries do not fit float64's 53 bits")
+    step = types.get(p.via or getattr(v, "dtype", ""))
+    if p.keep and step is not None and p.keep > (step.format or {}).get("mantissa", 0):
+        out.append(f"keep = {p.keep}: {step.name} has {(step.format or {}).get('mantissa', 0)} fraction bits")
+    if p.via and getattr(v, "dtype", "") not in VIA.get(p.via, ()):
+        out.append(f"via = {p.via!r}: a {p.via} step converts to {', '.join(VIA.get(p.via, ())) or 'nothing'}, "
+                   f"not D {getattr(v, 'dtype', '')}")
+    return out
 
 
 @dataclass(frozen=True)
@@ -57,9 +214,19 @@ class NumericsParams:
     via: str = ""  # fdpa: the type each step rounds to before D's type (to nearest, IEEE: sign kept)
     finite: int = 0  # fdpa: 1: the last step saturates (an infinite result becomes the largest finite value of its sign)
 
+    def __post_init__(self):
+        """Every parameter the model reads within its domain, every other at its default."""
+        reads = MODEL_PARAMS.get(self.model, {})
+        stated = {k: getattr(self, k) for k in DOMAINS if getattr(self, k) != _DEFAULTS[k] or reads.get(k)}
+        bad = [why for _, why in param_problems(self.model, stated)]
+        if bad:
+            raise ValueError(f"NumericsParams: {'; '.join(bad)}")
+
     def as_data(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
+
+_DEFAULTS = {f.name: f.default for f in fields(NumericsParams)}
 
 #: The models this module implements (spec/numerics.yaml names one per rule).
 #: `none`: ptxas accepts the form but emits no product for it on any target (the executor refuses it).
@@ -75,15 +242,9 @@ RULE_FIELDS = ("family", "instruction", "m", "n", "k", "atype", "btype", "ctype"
 
 
 def rule_matches(when: dict, variant) -> bool:
-    """Each key of `when` equals the variant's field (a list: contains it); absent axes are ''."""
-    for key, want in when.items():
-        have = getattr(variant, key) if key in RULE_FIELDS else variant.qualifiers.get(key, "")
-        if isinstance(want, list):
-            if have not in want:
-                return False
-        elif have != want:
-            return False
-    return True
+    """The variant passes every test of `when` (ptxspec.model.predicates); an axis it lacks is ''."""
+    fields = {key: getattr(variant, key) if key in RULE_FIELDS else variant.qualifiers.get(key, "") for key in when}
+    return predicates.matches(when, fields)
 
 
 def computes_product(variant) -> bool:

@@ -43,7 +43,7 @@ from ptxspec.semantics import exact
 from ptxspec.semantics import fdpa
 from ptxspec.model import smem as smem_mod
 from ptxspec.model import tmem
-from ptxspec.semantics.operands import OperandError
+from ptxspec.semantics.operands import OperandError, address, checked, memory_image, tmem_image, words
 
 __all__ = ["tmem_mma", "Product", "product", "products"]
 
@@ -226,7 +226,10 @@ def _read_smem(v, img, origin, desc, rows, cols, bits, major, matrix):
 
 
 def _addr(v, name, ops) -> tuple[int, int]:
-    a = int(ops[name])
+    """(lane, column) of a TMEM address operand (a checked 32-bit word: lane << 16 | column)."""
+    if name not in ops:
+        raise OperandError(f"{v.id}: operand {name!r} (a tensor-memory address) is missing")
+    a = ops[name]
     return a >> 16, a & 0xFFFF
 
 
@@ -244,7 +247,7 @@ def _sparse_expand(p: Product, spec, packed, meta, family: str, name: str):
     chunk, unit, per = rule.chunk, rule.unit, rule.kept
     rows, half = packed.shape
     K = half * 2
-    meta = np.asarray(meta, np.int64)
+    meta = words("meta (the kept sub-chunks of each chunk)", meta, 32).astype(np.int64)
     if meta.shape != (rows, K // chunk, per):
         raise ValueError(f"meta must be shaped {(rows, K // chunk, per)} (sub-chunks kept per chunk of {chunk})")
     if (meta < 0).any() or (meta >= chunk // unit).any() or (np.diff(meta, axis=-1) <= 0).any():
@@ -358,10 +361,10 @@ def _run(v, tmem_img, smem, smem_origin, meta, ops, kind_params=None):
         raise OperandError(f"{v.id}: pass tmem= (the TMEM image), d= and idesc=")
     if v.qualifiers.get("ashift") or v.qualifiers.get("decompress"):
         raise NotImplementedError(f"{v.id}: .ashift and .decompress are not executed")
-    p = product(v, int(ops["idesc"]))
-    img = np.array(tmem_img, dtype=np.uint32)
-    if img.ndim != (3 if p.cta == 2 else 2) or img.shape[-2] != tmem.LANES or (p.cta == 2 and img.shape[0] != 2):
-        raise ValueError(f"{v.id}: tmem must be shaped {'(2, ' if p.cta == 2 else '('}{tmem.LANES}, columns)")
+    ops = checked(v, ops)  # every operand a word of its register (idesc, addresses, masks), refused otherwise
+    smem_origin = address(f"{v.id}: smem_origin", smem_origin)
+    p = product(v, ops["idesc"])
+    img = tmem_image(v, tmem_img, (2, tmem.LANES, -1) if p.cta == 2 else (tmem.LANES, -1), tmem.COLUMNS)
     if p.ws and "zero_column_mask" in ops:
         _check_column_mask(v, int(ops["zero_column_mask"]))
     lay = tmem.datapath(spec, p.m, v.qualifiers.get("cta_group", ""), p.sparse, p.ws, v.family,
@@ -374,7 +377,9 @@ def _run(v, tmem_img, smem, smem_origin, meta, ops, kind_params=None):
     abits, bbits = max(width, spec.types[p.atype].bits), max(width, spec.types[p.btype].bits)
     imgs_s = None
     if smem is not None:
-        s = np.frombuffer(bytes(smem), np.uint8) if isinstance(smem, (bytes, bytearray, memoryview)) else np.asarray(smem)
+        s = memory_image(smem, f"{v.id}: smem", (2,) if p.cta == 2 else (1,))
+        if p.cta == 2 and s.shape[0] != 2:
+            raise ValueError(f"{v.id}: with .cta_group::2 smem is shaped (2, nbytes), one image per CTA")
         imgs_s = [s[i] for i in range(s.shape[0])] if p.cta == 2 else [s]
     rows = lay.rows
     ka = p.k // 2 if p.sparse else p.k
@@ -410,7 +415,7 @@ def _run(v, tmem_img, smem, smem_origin, meta, ops, kind_params=None):
         b = _negate(spec, b, p.btype)
     out = img.copy()
     mask = _lane_mask(v, ops, p.cta)
-    enable = int(ops.get("enable_input_d", 1))
+    enable = ops.get("enable_input_d", 1)
     for cta in range(p.cta):
         a = a_el[cta]
         if p.fields.get("negate_a"):
@@ -451,8 +456,9 @@ def _lane_mask(v, ops, cta: int) -> list[np.ndarray]:
     regs = ops.get("disable_output_lane")
     if regs is None:
         return [np.zeros(tmem.LANES, bool)] * cta
-    r = np.asarray(regs, np.uint64).reshape(-1)
-    if r.size != 4 * cta:
-        raise ValueError(f"{v.id}: disable_output_lane holds {4 * cta} registers of 32 bits")
+    r = regs.astype(np.uint64)  # checked 32-bit words (operands.checked)
+    if r.shape != (4 * cta,):
+        raise ValueError(f"{v.id}: disable_output_lane holds {4 * cta} registers of 32 bits: shaped ({4 * cta},); "
+                         f"got {r.shape}")
     bits = ((r[:, None] >> np.arange(32, dtype=np.uint64)) & np.uint64(1)).astype(bool).reshape(cta, tmem.LANES)
     return list(bits)

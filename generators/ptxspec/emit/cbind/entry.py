@@ -106,9 +106,8 @@ def key_fields(variants: list[Variant]) -> list[dict]:
             where = optional if any(not getattr(v, f) for v in variants) else fields
             where.append({"field": f, "param": f[0].upper(), "ctype": "type",
                           "default": "" if where is optional else None})
-    order: list[str] = []
-    for v in variants:
-        order += [q for q in v.qualifiers if q not in order]
+    used = {q for v in variants for q in v.qualifiers}  # in the family's axis order: the template's
+    order = [q for q in variants[0].spec.families[variants[0].family].axes if q in used]
     for f in order + ["satfinite", "op"]:
         vals = {_axis_value(v, f) for v in variants}
         if f == "satfinite":

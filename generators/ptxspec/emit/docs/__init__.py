@@ -128,8 +128,9 @@ def build(spec: Spec) -> dict[str, bytes]:
         for rel, text in family_pages(fam).items():
             files[f"docs/{fam.name}/{rel}"] = text
     figures = sum(p.endswith(".svg") for p in files)
-    pages = sum(p.endswith(".md") for p in files) + 3
+    pages = sum(p.endswith(".md") for p in files) + 4
     files["docs/index.md"] = _render("index.md.j2", site=site, figure_count=figures, page_count=pages)
     files["docs/how-to-read.md"] = _render("how-to-read.md.j2", site=site)
     files["docs/evidence.md"] = _render("evidence.md.j2", site=site)
+    files["docs/audit.md"] = _render("audit.md.j2")  # static: how to run and read `ptxspec audit`
     return {p: files[p].encode() for p in sorted(files)}

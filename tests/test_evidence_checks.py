@@ -1,0 +1,147 @@
+"""Evidence files are checked against what they claim (issue 30, item 8): counts that cannot be,
+days that are not, files that do not exist, a campaign named unlike its file, a GPU that cannot
+run the target, JSON keys written twice. Each validated before; each is now one located line
+(`path:line:col: error: ...`) at the JSON line that says it, through the command line.
+
+Each case edits a copy of the checkout's evidence (with its records and campaign notes, as a
+checkout has them) beside a copy of spec/.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import ptxspec
+from ptxspec.cli.main import main as cli_main
+from ptxspec.loading.evidence_checks import GPU_ARCH, json_positions
+
+ROOT = Path(__file__).resolve().parents[1]
+MMA = "mma-2026-11-22.json"
+VID = "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"
+LINE = re.compile(r"^(.+):(\d+):(\d+): error: (.+)$")
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("checkout")
+    shutil.copytree(ROOT / "spec", root / "spec")
+    shutil.copytree(ROOT / "evidence", root / "evidence", ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    shutil.copytree(ROOT / "campaigns" / "notes", root / "campaigns" / "notes")
+    return root
+
+
+def _validate(root: Path) -> tuple[int, list[tuple[str, int, str]]]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = cli_main(["--spec", str(root / "spec"), "validate"])
+    lines = out.getvalue().strip().splitlines()
+    found = []
+    for line in lines if code else []:
+        m = LINE.match(line)
+        assert m, f"not a located one-line error: {line!r}"
+        found.append((Path(m.group(1)).name, int(m.group(2)), m.group(4)))
+    return code, found
+
+
+def _line_of(text: str, marker: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if marker in line)
+
+
+def test_the_real_evidence_is_clean(pristine):
+    assert _validate(pristine) == (0, [])
+
+
+CASES = [  # (name, file, old text, new text, marker of the line reported, message)
+    ("more_mismatches_than_outputs", MMA, f'"{VID}": [10, 1280, 0]', f'"{VID}": [6, 384, 999]', VID,
+     "999 mismatches among 384 outputs"),
+    ("mismatches_without_outputs", MMA, f'"{VID}": [10, 1280, 0]', f'"{VID}": [6, 0, 5]', VID,
+     "5 mismatches among 0 outputs"),
+    ("impossible_date", MMA, '"date": "2026-11-22"', '"date": "2026-13-45"', '"date"', "no day of the calendar"),
+    ("record_missing", MMA, '"records/mma-2026-11-22.json"', '"records/mma-2026-11-21.json"', "records/mma-2026-11-21",
+     "record 'records/mma-2026-11-21.json' does not exist"),
+    ("record_outside", MMA, '"records/mma-2026-11-22.json"', '"records/.."', '"records/.."',
+     "is not a relative path inside evidence/"),
+    ("record_not_a_record_path", MMA, '"records/mma-2026-11-22.json"', '"../spec/isa.yaml"', "../spec",
+     "records/0: '../spec/isa.yaml' does not match"),
+    ("notes_missing", MMA, '"notes": "campaigns/notes/2026-11-22-mma.md"', '"notes": "campaigns/notes/nothing.md"',
+     '"notes"', "notes 'campaigns/notes/nothing.md' does not exist"),
+    ("notes_absolute", MMA, '"notes": "campaigns/notes/2026-11-22-mma.md"', '"notes": "/etc/hostname"', '"notes"',
+     "is not a relative path"),
+    ("campaign_named_unlike_its_file", MMA, '"campaign": "mma-2026-11-22"', '"campaign": "mma-2026-11-21"',
+     '"campaign"', "a campaign's file is named after it"),
+    ("hardware_of_another_target", MMA, '"hardware": "H100"', '"hardware": "B200"', '"hardware"',
+     "hardware B200 is of architecture sm_100: it cannot have run the campaign's target sm_90a"),
+    ("hardware_unknown", MMA, '"hardware": "H100"', '"hardware": "H1000"', '"hardware"', "is no GPU ptxspec knows"),
+    ("result_written_twice", MMA, f'"{VID}": [10, 1280, 0],', f'"{VID}": [10, 1280, 0],\n    "{VID}": [10, 1280, 3],',
+     (VID, 2), f"key '{VID}' written twice in results"),
+    ("count_beyond_64_bits", MMA, f'"{VID}": [10, 1280, 0]', f'"{VID}": [10, 111111111111111111111111111111, 0]',
+     VID, "is greater than the maximum of 9223372036854775807"),
+    ("top_key_written_twice", MMA, '"date": "2026-11-22",', '"date": "2026-11-22",\n  "date": "2026-11-23",',
+     ('"date"', 2), "key 'date' written twice in the document"),
+]
+
+
+@pytest.mark.parametrize("name,rel,old,new,marker,message", CASES, ids=[c[0] for c in CASES])
+def test_an_evidence_file_that_cannot_be_true_is_a_located_error(pristine, tmp_path, name, rel, old, new, marker,
+                                                                 message):
+    root = tmp_path / "checkout"
+    shutil.copytree(pristine, root, symlinks=True)
+    path = root / "evidence" / rel
+    text = path.read_text()
+    assert text.count(old) == 1, old
+    text = text.replace(old, new)
+    path.write_text(text)
+    code, found = _validate(root)
+    marker, nth = marker if isinstance(marker, tuple) else (marker, 1)
+    want = [i for i, line in enumerate(text.splitlines(), 1) if marker in line][nth - 1]
+    assert code == 1, found
+    assert [(f, ln) for f, ln, _ in found] == [(rel, want)], found
+    assert message in found[0][2], found
+
+
+def test_a_record_deleted_after_a_cached_load_is_seen(pristine, tmp_path, monkeypatch):
+    """The model cache's key covers the files evidence names: a deleted record is not hidden by it."""
+    root = tmp_path / "checkout"
+    shutil.copytree(pristine, root, symlinks=True)
+    monkeypatch.setenv("PTXSPEC_CACHE_DIR", str(tmp_path / "cache"))
+    ptxspec.load(root / "spec")
+    (root / "evidence" / "records" / "mma-2026-11-22.json").unlink()
+    with pytest.raises(ptxspec.SpecError, match="does not exist"):
+        ptxspec.load(root / "spec")
+
+
+def test_positions_name_every_key_and_item():
+    text = '{\n "a": 1,\n "b": [\n  "x",\n  {"c": 2, "c": 3}\n ]\n}'
+    pos, dups = json_positions(text)
+    assert pos[("a",)] == (2, 2) and pos[("b", 0)] == (4, 3) and pos[("b", 1, "c")] == (5, 4)
+    assert dups == [(("b", 1, "c"), 5, 12)]
+    assert json.loads(text)["b"][1] == {"c": 3}  # what json keeps: the last, silently
+
+
+def test_every_gpu_of_the_evidence_is_known():
+    for p in (ROOT / "evidence").glob("*.json"):
+        assert json.loads(p.read_text())["hardware"] in GPU_ARCH
+
+
+@pytest.mark.parametrize("special", ["fifo", "device"])
+def test_an_evidence_file_that_is_no_regular_file_is_a_located_error(pristine, tmp_path, special):
+    """A FIFO made validate wait forever, a link to /dev/zero read until memory ran out (fuzz seed 30,
+    trees 3862 and 5658): neither is read now."""
+    import os
+    root = tmp_path / "checkout"
+    shutil.copytree(pristine, root, symlinks=True)
+    path = root / "evidence" / MMA
+    path.unlink()
+    if special == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    code, found = _validate(root)
+    assert code == 1 and [(f, ln) for f, ln, _ in found] == [(MMA, 1)], found
+    assert "not a regular file" in found[0][2]
