@@ -1,14 +1,15 @@
 """The checks the test suite asks of ptxas (tests/ptxas_facts.py says what a check is), every family's:
 each variant at its PTX versions on every target ptxas knows, the sparse and block-scale selectors,
 fence.proxy.async's state spaces, ldmatrix's near misses, the lookup's qualifier orders. The family
-suites' own checks are in tests/ptxas_checks_wgmma.py, _wmma.py and _tcgen05.py; `checks(spec)` lists
-them all, in the order they are recorded.
+suites' own checks are in tests/ptxas_checks_wgmma.py, _wmma.py and _tcgen05.py, the instructions'
+introductions in _intro.py; `checks(spec)` lists them all, in the order they are recorded.
 """
 from __future__ import annotations
 
 import random
 from collections import defaultdict
 
+import ptxas_checks_intro
 import ptxas_checks_tcgen05
 import ptxas_checks_wgmma
 import ptxas_checks_wmma
@@ -45,7 +46,8 @@ def checks(spec) -> list[Check]:
                   "accepts a spelling exactly when the lookup finds a variant valid there.",
                   "test_lookup.py::test_every_spelling_ptxas_accepts_is_found_and_no_other", "cases", _spellings,
                   params={"seed": 11, "per_variant": 24}, sanity=_spellings_sanity)]
-    return out + ptxas_checks_wgmma.checks() + ptxas_checks_wmma.checks() + ptxas_checks_tcgen05.checks()
+    return (out + ptxas_checks_wgmma.checks() + ptxas_checks_wmma.checks() + ptxas_checks_tcgen05.checks()
+            + ptxas_checks_intro.checks())
 
 
 # ---------------------------------------------------------------------------------------------
