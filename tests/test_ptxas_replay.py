@@ -134,3 +134,23 @@ def test_a_recording_that_breaks_its_schema_is_a_located_error(tmp_path):
     text = "\n".join(str(p) for p in problems.finished())
     assert "ptxas/ldmatrix-x8.json:1:1: error: ptxas: 'thirteen' does not match" in text, text
     assert "ptxas/wgmma-sync.json:2:12: error: not JSON" in text, text
+
+
+@pytest.mark.parametrize("table,entry", [
+    ("variants", ["0123abcd", "p1", "x"]), ("variants", ["0123abcd", "q1"]), ("variants", "0123abcd"),
+    ("subjects", [1, "0123abcd", "0-3", 4]), ("subjects", [0, "0123abcd", ""]), ("subjects", [2.5, "0123abcd", "0"]),
+    ("patterns", "sm_90:8.0 +"), ("probes", ["7.a"]), ("found", 5)])
+def test_the_tables_are_held_to_the_schema_as_jsonschema_holds_them(table, entry):
+    """read_recording checks the large tables entry by entry at once (ptxas_evidence._errors): it
+    refuses what jsonschema refuses, at the same place, and accepts what it accepts."""
+    import jsonschema
+    from ptxspec.loading import ptxas_evidence as P
+    name = {"variants": "versions-fence", "probes": "versions-fence", "patterns": "versions-fence",
+            "subjects": "fence-spaces", "found": "warp-search"}[table]
+    doc = json.loads((F.RECORDINGS / f"{name}.json").read_text())
+    judge = jsonschema.Draft202012Validator(json.loads((ROOT / "schema" / "ptxas-evidence.schema.json").read_text()))
+    assert not P._errors(doc) and not list(judge.iter_errors(doc))
+    doc[table][next(iter(doc[table]))] = entry
+    want = sorted(judge.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    got = P._errors(doc)
+    assert want and [list(e.absolute_path) for e in got][:1] == [list(e.absolute_path) for e in want][:1]

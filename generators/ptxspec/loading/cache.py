@@ -21,6 +21,7 @@ or `PTXSPEC_CACHE_DIR`; `PTXSPEC_CACHE_DIR=off` turns the cache off.
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import io
 import os
@@ -128,10 +129,15 @@ def _decode(data: bytes, k: str) -> Spec | None:
     want = FORMAT + b" " + k.encode() + b" " + hashlib.sha256(payload).hexdigest().encode()
     if not sep or header != want:
         return None
+    collecting = gc.isenabled()
+    gc.disable()  # the model's tens of thousands of new containers would set off full collections: none is garbage
     try:
         spec = _Unpickler(io.BytesIO(payload)).load()
     except Exception:  # noqa: BLE001 - whatever a damaged pickle raises, the cache is ignored
         return None
+    finally:
+        if collecting:
+            gc.enable()
     return spec if isinstance(spec, Spec) else None
 
 

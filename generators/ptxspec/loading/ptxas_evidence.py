@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -35,9 +36,74 @@ class RecordingError(ValueError):
 
 
 @lru_cache(maxsize=1)
+def _schema() -> dict:
+    return json.loads((schema_dir() / SCHEMA).read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
 def _validator():
-    schema = json.loads((schema_dir() / SCHEMA).read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(_schema())
+
+
+#: the recording's tables of thousands of entries (one per variant, subject or candidate)
+TABLES = ("variants", "subjects", "found", "patterns", "probes")
+
+
+def _simple(schema: dict):
+    """A check of a value against `schema` where the schema uses only type (string, integer, array),
+    pattern, minimum, minItems, prefixItems and items: false, else None; what it accepts is what the
+    schema accepts (jsonschema is the judge wherever it refuses: it names the place and the rule)."""
+    if not isinstance(schema, dict) or set(schema) - {"type", "pattern", "minimum", "minItems", "prefixItems", "items",
+                                                      "description"}:
+        return None
+    kind, pattern = schema.get("type"), schema.get("pattern")
+    if kind == "string":
+        if set(schema) - {"type", "pattern", "description"}:
+            return None
+        match = re.compile(pattern).search if pattern is not None else None
+        return lambda x: type(x) is str and (match is None or match(x) is not None)
+    if kind == "integer":
+        if set(schema) - {"type", "minimum", "description"}:
+            return None
+        low = schema.get("minimum")
+        return lambda x: type(x) is int and (low is None or x >= low)
+    if kind == "array" and schema.get("items") is False:
+        parts = [_simple(p) for p in schema.get("prefixItems", [])]
+        if any(p is None for p in parts):
+            return None
+        least = schema.get("minItems", 0)
+        return lambda x: (type(x) is list and least <= len(x) <= len(parts)
+                          and all(p(v) for p, v in zip(parts, x)))
+    if kind == "array" and isinstance(schema.get("items"), dict) and set(schema) <= {"type", "items", "description"}:
+        item = _simple(schema["items"])
+        return None if item is None else (lambda x: type(x) is list and all(item(v) for v in x))
+    return None
+
+
+@lru_cache(maxsize=1)
+def _table_checks() -> dict:
+    """Table -> the check of each of its values (from the schema's additionalProperties), for the
+    tables whose entries the schema describes simply enough."""
+    props = _schema()["properties"]
+    out = {}
+    for name in TABLES:
+        spec = props.get(name, {})
+        if set(spec) <= {"type", "description", "additionalProperties"} and spec.get("type") == "object":
+            check = _simple(spec.get("additionalProperties"))
+            if check is not None:
+                out[name] = check
+    return out
+
+
+def _errors(doc) -> list:
+    """The schema's errors in `doc`. The large tables are checked entry by entry against their
+    entries' schema at once (a recording has thousands); where any entry fails, or the document is
+    not an object, the whole document goes through jsonschema, which names the first error."""
+    checks = _table_checks()
+    if isinstance(doc, dict) and all(isinstance(doc.get(t, {}), dict) and all(map(checks[t], doc.get(t, {}).values()))
+                                     for t in checks):
+        doc = {k: ({} if k in checks else v) for k, v in doc.items()}  # the tables' entries are checked
+    return sorted(_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
 
 
 def read_recording(path: str | os.PathLike) -> dict:
@@ -48,7 +114,7 @@ def read_recording(path: str | os.PathLike) -> dict:
         raise RecordingError(path, f"cannot read the recording: {exc}") from None
     except json.JSONDecodeError as exc:
         raise RecordingError(path, f"not JSON: {exc.msg}", exc.lineno, exc.colno) from None
-    errors = sorted(_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
+    errors = _errors(doc)
     if errors:
         e = errors[0]
         raise RecordingError(path, f"{'/'.join(map(str, e.absolute_path)) or 'document'}: {e.message}")
