@@ -1434,8 +1434,9 @@ case("introduction_ldmatrix_target_too_early", "ldmatrix required on sm_70 and l
      {LDM: edit_real(LDM, ('  - {ptx: "6.5", targets: {at_least: sm_75}}', '  - {ptx: "6.5", targets: {at_least: sm_70}}'))},
      [(LDM, "at_least: sm_70", "a requirement on sm_70, sm_72: ldmatrix was introduced in PTX 6.5 on sm_75")])
 case("introduction_tcgen05_mma_on_hopper", "tcgen05.mma required on sm_90a, a generation before sm_100a.",
-     {TC_MMA: edit_real(TC_MMA, ('  - {ptx: "8.6", targets: sm_100a}', '  - {ptx: "8.6", targets: sm_90a}'))},
-     [(TC_MMA, '  - {ptx: "8.6", targets: sm_90a}', "a requirement on sm_90a: tcgen05.mma was introduced in PTX 8.6 "
+     {TC_MMA: edit_real(TC_MMA, ('requires: {use: targets}', 'requires: [{ptx: "8.6", targets: sm_90a}, {ptx: "8.8", targets: {family: sm_100f}}, '
+                                                  '{ptx: "9.0", targets: {family: sm_110f}}]'))},
+     [(TC_MMA, 'requires: [{ptx: "8.6", targets: sm_90a}', "a requirement on sm_90a: tcgen05.mma was introduced in PTX 8.6 "
        "on sm_100a")])
 case("introduction_refinement_too_early", "mma.sp::ordered_metadata refined to PTX 6.0, before mma.sp's 7.1.",
      {MMA_SP: edit_real(MMA_SP, ('    requires: {ptx: "8.5"}\n    metadata_order', '    requires: {ptx: "6.0"}\n    metadata_order'))},
