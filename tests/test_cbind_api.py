@@ -58,28 +58,30 @@ def headers(spec, tmp_path_factory) -> Path:
 # advance_k against the canonical layouts
 
 
-def _cases(sm):
+def _cases(sm, widths):
     """(layout, mode, bits, K): every canonical layout with every mode it applies to (a mode that
-    describes only some majors, only those), at element widths 1..32 bits and instruction extents
-    of 64 to 512 bits (the wgmma operands: 256 bits of K per dense operand, 128 or 512 for sparse A
-    and B)."""
+    describes only some majors, only those), at element widths `widths` (bits) and instruction
+    extents of 64 to 512 bits (the wgmma operands: 256 bits of K per dense operand, 128 or 512 for
+    sparse A and B)."""
     for c in sm.canonical_layouts:
         for m in sm.swizzle_modes:
             if (m.b > 0) != bool(c["swizzled"]) or c["major"] not in m.majors:
                 continue
-            for bits in (1, 4, 8, 16, 32):
+            for bits in widths:
                 for span in (128, 256, 512):
                     if span % bits == 0:
                         yield c, m, bits, span // bits
 
 
-@pytest.mark.parametrize("family", ["wgmma", pytest.param("tcgen05", marks=pytest.mark.full)])  # the same code, slower
-def test_advance_k_is_what_the_canonical_layouts_say(spec, family):
+@pytest.mark.parametrize("family,widths", [  # quick tier: wgmma at 8 to 32 bits; the full tier the narrow widths
+    ("wgmma", (8, 16, 32)), pytest.param("wgmma", (1, 4), marks=pytest.mark.full),  # (whose K is longest), tcgen05 too
+    pytest.param("tcgen05", (1, 4, 8, 16, 32), marks=pytest.mark.full)], ids=["wgmma", "wgmma-narrow", "tcgen05"])
+def test_advance_k_is_what_the_canonical_layouts_say(spec, family, widths):
     sm = spec.smem[family]
     assert all(c["advance_k"] for c in sm.canonical_layouts)
     lbo, sbo, start = 4096, 1536, 0x8000  # no coincidence (LBO = W, SBO = 8 W) that makes a layout linear
     checked = legal_seen = 0
-    for c, m, bits, K in _cases(sm):
+    for c, m, bits, K in _cases(sm, widths):
         adv = c["advance_k"]
         mn = np.arange(16)[:, None]  # two 8-row atoms: SBO and the row swizzle both in play
         j = np.arange(K)[None, :]
@@ -108,7 +110,7 @@ def test_advance_k_is_what_the_canonical_layouts_say(spec, family):
         assert np.array_equal(moves[legal], (step_bits // 8)[legal]), (c["major"], c["swizzled"], m.name, bits, K)
         legal_seen += int(legal.sum())
         checked += ks.size
-    assert checked > 1000 and legal_seen > 100
+    assert checked > 100 and legal_seen > 10
 
 
 # ---------------------------------------------------------------------------------------------
