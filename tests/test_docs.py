@@ -138,6 +138,7 @@ LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 # Freshness
 
 
+@pytest.mark.full  # builds every artifact again; test_core's freshness check builds them in the quick tier
 def test_docs_fresh_deterministic_and_small(spec, built):
     assert docs.build(spec) == built, "two builds differ"
     assert {p: b for p, b in build.artifacts(spec).items() if p.startswith("docs/")} == built, \
