@@ -214,12 +214,19 @@ def test_raise_a_ptx_version(base, head_dir):
 
 @pytest.mark.full
 def test_lower_a_ptx_version_is_info(base, head_dir):
-    # (PTX 7.8 on sm_90a alone is no valid spec: sm_90a exists from PTX 8.0; validate refuses it)
-    edit(head_dir, FENCE, '- {ptx: "8.0", targets: sm_90a}', '- {ptx: "7.8", targets: {any_of: [sm_90, sm_90a]}}')
+    # mma's own requirement from PTX 7.0 on sm_80 lowered to PTX 6.5 from sm_75 (within mma's
+    # introduction, PTX 6.4 on sm_70, so validate takes it): sm_75 newly accepts the variants that
+    # take the instruction's requirement, and sm_80 and later still need PTX 7.0, when they came
+    edit(head_dir, "families/mma/mma.yaml", '  - {ptx: "7.0", targets: {at_least: sm_80}}',
+         '  - {ptx: "6.5", targets: {at_least: sm_75}}')
     report = run(base, head_dir)
-    line = line_of(head_dir, FENCE, "any_of")
-    assert classify(report) == {("requirement.targets.widened", "info", where(report.head, FENCE), line): 1}
-    assert report.changes[0].details["targets"] == ["sm_90"]
+    line = line_of(head_dir, "families/mma/mma.yaml", '{ptx: "6.5", targets: {at_least: sm_75}}')
+    gained = {v.id for v in report.head.spec.variants if "sm_75" in v.targets} - \
+        {v.id for v in base.spec.variants if "sm_75" in v.targets}
+    assert gained and {c.subject for c in report.changes} == gained
+    assert classify(report) == {("requirement.targets.widened", "info", where(report.head, "families/mma/mma.yaml"),
+                                 line): len(gained)}
+    assert {tuple(c.details["targets"]) for c in report.changes} == {("sm_75",)}
 
 
 @pytest.mark.full
