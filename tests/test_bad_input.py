@@ -6,7 +6,8 @@ and line (col when given), with a substring of its message. A case may be `xfail
 bug: reported as xfailed while the loader is wrong, a failure once it is right, so that the mark
 goes) or `isolate` (validated in a resource-limited subprocess: it may exhaust memory).
 
-Each case is applied to a copy of spec/ and validated once, through the command line's own entry
+Each case is applied to a copy of spec/ and validated once (the quick tier validates the first
+QUICK_PER_AREA cases of each spec file they edit, the full tier every case), through the command line's own entry
 point (`ptxspec.cli.main.main`, in-process; `isolate` cases in a subprocess): the loader check passes
 when the run reports every expected problem and no problem at any other (file, line); the
 command-line check, when it exits 1 and prints only `path:line:col: error: message` lines and no
@@ -43,6 +44,28 @@ SUBPROCESS_TIMEOUT = 600
 ISOLATED_MEMORY = 1 << 30  # address-space limit for isolated cases, bytes: the limit that does the work
 
 CASE_NAMES = sorted(BY_NAME)
+#: the cases the quick tier validates: the first QUICK_PER_AREA of each area (the spec file a case edits
+#: first, in the table's order), so that every kind of file keeps a case there; the full tier validates
+#: every case (each validation resolves an edited tree: about a second of CPU)
+QUICK_PER_AREA = 1
+
+
+def _quick_cases() -> set[str]:
+    seen: dict[str, int] = {}
+    out = set()
+    for name, c in BY_NAME.items():
+        area = (sorted(c["files"]) or sorted(c["delete"]) or ["."])[0]
+        if seen.get(area, 0) < QUICK_PER_AREA:
+            out.add(name)
+        seen[area] = seen.get(area, 0) + 1
+    return out
+
+
+QUICK_CASES = _quick_cases()
+
+
+def _tiered(names):
+    return [name if name in QUICK_CASES else pytest.param(name, marks=pytest.mark.full) for name in names]
 
 
 def _meta(name: str) -> dict:
@@ -189,7 +212,7 @@ def test_case_is_well_formed(name):
 
 # -- the loader ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", CASE_NAMES)
+@pytest.mark.parametrize("name", _tiered(CASE_NAMES))
 def test_load_reports_expected_problems(name, tmp_path_factory):
     meta = _meta(name)
     problems, crash = _outcome(_validated(name, tmp_path_factory))
@@ -226,7 +249,7 @@ def _cli_problems(output: str, cwd: Path, root: Path) -> tuple[list[tuple], list
     return problems, bad
 
 
-@pytest.mark.parametrize("name", CASE_NAMES)
+@pytest.mark.parametrize("name", _tiered(CASE_NAMES))
 def test_cli_validate(name, tmp_path_factory):
     _need_cli()
     meta = _meta(name)
@@ -273,8 +296,14 @@ BUILD_CASES = ["yaml_tab_indent", "unknown_key_fragmnets", "fragment_two_element
                "erratum_present_not_in_database", "missing_types_file"]
 
 
-@pytest.mark.parametrize("check", [False, True], ids=["build", "build-check"])
-@pytest.mark.parametrize("name", BUILD_CASES)
+#: the build cases the quick tier runs (one YAML error, one whole-model check); the full tier runs all
+QUICK_BUILDS = {("yaml_tab_indent", True), ("erratum_present_not_in_database", False)}
+
+
+@pytest.mark.parametrize("name, check", [
+    pytest.param(n, c, id=f"{n}-{'build-check' if c else 'build'}",
+                 marks=() if (n, c) in QUICK_BUILDS else pytest.mark.full)
+    for n in BUILD_CASES for c in (False, True)])
 def test_cli_build_leaves_output_untouched(name, check, tmp_path):
     cmd = _need_cli()
     assert name in CASE_NAMES and not _meta(name).get("xfail"), name
@@ -294,7 +323,7 @@ def test_cli_build_leaves_output_untouched(name, check, tmp_path):
     assert not _mismatches(_meta(name)["expect"], problems, None), output
 
 
-@pytest.mark.parametrize("name", BUILD_CASES[:2])
+@pytest.mark.parametrize("name", [BUILD_CASES[0], pytest.param(BUILD_CASES[1], marks=pytest.mark.full)])
 def test_cli_build_does_not_create_missing_output(name, tmp_path):
     cmd = _need_cli()
     root = _make_tree(name, tmp_path)

@@ -200,6 +200,7 @@ CUTE_SFA = ((2, 2, 8), (8, 0, 1), 16)  # thread mode shape, stride; stride of th
 CUTE_SFB = ((4, 8), (0, 1), 8)  # N = 8
 
 
+@pytest.mark.full
 def test_scale_maps_match_cute(spec):
     covered = 0
     for v in block_scaled(spec):

@@ -33,6 +33,7 @@ def _tool(name):
     return str(path)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("target, kernels", [("sm_120a", 340), ("sm_100a", 80)])
 def test_kernels_compile_and_link(spec, tmp_path, target, kernels):
     nvcc = _tool("nvcc")

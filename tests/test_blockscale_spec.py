@@ -189,6 +189,7 @@ def test_docs_draw_every_scale_map_as_the_manual_does(spec):
     assert "| `scale_a` | scale | `mma.scale.a` |" in group and MEASURED in group and UNMEASURED in group
 
 
+@pytest.mark.full
 def test_c_header_scale_maps_are_the_manual_figures(tmp_path):
     """ptxspec::scale::<map><M, N, K, VECTORS> and frag::<variant>::scale_a, checked by static_assert."""
     try:

@@ -58,15 +58,30 @@ def test_a_cached_model_is_the_model(cache_dir, fresh):
     assert o.sources["opcode"][0].pos.line > 0  # where each fact is written survives the cache
 
 
-def _one_model(cache_dir) -> Path:
-    ptxspec.load()
-    (path,) = _models(cache_dir)
+@pytest.fixture(scope="module")
+def filed(tmp_path_factory) -> Path:
+    """A cache file as ptxspec.load() writes it for the checkout's spec (one resolution for the module)."""
+    where = tmp_path_factory.mktemp("filed")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(cache.ENV, str(where))
+        ptxspec.load()
+    (path,) = _models(where)
     return path
 
 
-@pytest.mark.parametrize("damage", ["flip", "truncate", "empty", "header"])
-def test_a_damaged_cache_file_is_ignored_and_rebuilt(cache_dir, damage, fresh):
-    path = _one_model(cache_dir)
+def _one_model(cache_dir, filed: Path) -> Path:
+    """The cache holding the checkout's model, as a load leaves it."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    path = cache_dir / filed.name
+    shutil.copy(filed, path)
+    assert ptxspec.load() is not None and _models(cache_dir) == [path]  # read from the cache, not resolved
+    return path
+
+
+@pytest.mark.parametrize("damage", ["flip", *(pytest.param(d, marks=pytest.mark.full)  # quick tier: one damage
+                                               for d in ("truncate", "empty", "header"))])
+def test_a_damaged_cache_file_is_ignored_and_rebuilt(cache_dir, damage, fresh, filed):
+    path = _one_model(cache_dir, filed)
     data = bytearray(path.read_bytes())
     if damage == "flip":
         data[len(data) // 2] ^= 0x40
@@ -97,8 +112,8 @@ class _Exploit:
         return os.system, (f"touch {self.marker}",)
 
 
-def test_a_foreign_pickle_with_a_valid_header_is_refused(cache_dir, tmp_path, fresh):
-    path = _one_model(cache_dir)
+def test_a_foreign_pickle_with_a_valid_header_is_refused(cache_dir, tmp_path, fresh, filed):
+    path = _one_model(cache_dir, filed)
     k = path.read_bytes().split(b" ")[1].decode()
     marker = tmp_path / "ran"
     payload = pickle.dumps(_Exploit(marker))
@@ -111,8 +126,8 @@ def test_a_foreign_pickle_with_a_valid_header_is_refused(cache_dir, tmp_path, fr
     assert rows(spec) == rows(fresh)
 
 
-def test_another_keys_file_is_not_read(cache_dir, tmp_path):
-    path = _one_model(cache_dir)
+def test_another_keys_file_is_not_read(cache_dir, tmp_path, filed):
+    path = _one_model(cache_dir, filed)
     k = path.read_bytes().split(b" ")[1].decode()
     other = "0" * 64
     shutil.copy(path, cache_dir / f"model-{other[:40]}.pickle")
@@ -135,6 +150,7 @@ def test_a_changed_spec_is_resolved_not_read(cache_dir, tmp_path):
         ptxspec.load(spec_dir, ROOT / "evidence")
 
 
+@pytest.mark.full
 def test_without_a_writable_cache_it_loads_as_before(tmp_path, monkeypatch, fresh):
     blocked = tmp_path / "file"
     blocked.write_text("a file where the cache directory would be\n")
@@ -145,6 +161,7 @@ def test_without_a_writable_cache_it_loads_as_before(tmp_path, monkeypatch, fres
     assert rows(ptxspec.load()) == rows(fresh)
 
 
+@pytest.mark.full
 def test_the_cache_keeps_the_models_used_last(cache_dir, tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "KEEP", 2)
     trees = []

@@ -31,6 +31,10 @@ EXAMPLE = ROOT / "examples" / "gemm" / "gemm.cu"
 RECORD = ROOT / "evidence" / "records" / "gemm-2026-11-23.json"
 
 
+#: a hang guard, not a speed limit: a compile this long is stuck, however busy the machine
+HANG_GUARD = 1800
+
+
 def _nvcc() -> str:
     try:
         nvcc = Path(find_ptxas()).parent / "nvcc"
@@ -54,28 +58,30 @@ def headers(spec, tmp_path_factory) -> Path:
 # advance_k against the canonical layouts
 
 
-def _cases(sm):
+def _cases(sm, widths):
     """(layout, mode, bits, K): every canonical layout with every mode it applies to (a mode that
-    describes only some majors, only those), at element widths 1..32 bits and instruction extents
-    of 64 to 512 bits (the wgmma operands: 256 bits of K per dense operand, 128 or 512 for sparse A
-    and B)."""
+    describes only some majors, only those), at element widths `widths` (bits) and instruction
+    extents of 64 to 512 bits (the wgmma operands: 256 bits of K per dense operand, 128 or 512 for
+    sparse A and B)."""
     for c in sm.canonical_layouts:
         for m in sm.swizzle_modes:
             if (m.b > 0) != bool(c["swizzled"]) or c["major"] not in m.majors:
                 continue
-            for bits in (1, 4, 8, 16, 32):
+            for bits in widths:
                 for span in (128, 256, 512):
                     if span % bits == 0:
                         yield c, m, bits, span // bits
 
 
-@pytest.mark.parametrize("family", ["wgmma", "tcgen05"])
-def test_advance_k_is_what_the_canonical_layouts_say(spec, family):
+@pytest.mark.parametrize("family,widths", [  # quick tier: wgmma at 8 to 32 bits; the full tier the narrow widths
+    ("wgmma", (8, 16, 32)), pytest.param("wgmma", (1, 4), marks=pytest.mark.full),  # (whose K is longest), tcgen05 too
+    pytest.param("tcgen05", (1, 4, 8, 16, 32), marks=pytest.mark.full)], ids=["wgmma", "wgmma-narrow", "tcgen05"])
+def test_advance_k_is_what_the_canonical_layouts_say(spec, family, widths):
     sm = spec.smem[family]
     assert all(c["advance_k"] for c in sm.canonical_layouts)
     lbo, sbo, start = 4096, 1536, 0x8000  # no coincidence (LBO = W, SBO = 8 W) that makes a layout linear
     checked = legal_seen = 0
-    for c, m, bits, K in _cases(sm):
+    for c, m, bits, K in _cases(sm, widths):
         adv = c["advance_k"]
         mn = np.arange(16)[:, None]  # two 8-row atoms: SBO and the row swizzle both in play
         j = np.arange(K)[None, :]
@@ -104,7 +110,7 @@ def test_advance_k_is_what_the_canonical_layouts_say(spec, family):
         assert np.array_equal(moves[legal], (step_bits // 8)[legal]), (c["major"], c["swizzled"], m.name, bits, K)
         legal_seen += int(legal.sum())
         checked += ks.size
-    assert checked > 1000 and legal_seen > 100
+    assert checked > 100 and legal_seen > 10
 
 
 # ---------------------------------------------------------------------------------------------
@@ -158,9 +164,10 @@ def _gxx(src: Path, headers: Path, cwd: Path) -> subprocess.CompletedProcess:
     if gxx is None:
         pytest.skip("no g++")
     return subprocess.run([gxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I", str(headers),
-                           str(src)], cwd=cwd, capture_output=True, text=True, timeout=120)
+                           str(src)], cwd=cwd, capture_output=True, text=True, timeout=HANG_GUARD)
 
 
+@pytest.mark.full
 def test_typed_descriptors_compile_when_right(headers, tmp_path):
     src = tmp_path / "good.cpp"
     src.write_text(GOOD)
@@ -168,6 +175,7 @@ def test_typed_descriptors_compile_when_right(headers, tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("what", sorted(BAD))
 def test_mixed_up_descriptor_code_does_not_compile(headers, tmp_path, what):
     src = tmp_path / "bad.cpp"
@@ -181,6 +189,7 @@ def test_mixed_up_descriptor_code_does_not_compile(headers, tmp_path, what):
         assert "advance_k: this swizzle mode does not describe operands of this major" in r.stderr
 
 
+@pytest.mark.full
 def test_generic_entry_point_refuses_what_the_spec_lacks(spec, headers, tmp_path):
     nvcc = _nvcc()
     src = tmp_path / "entry.cu"
@@ -189,7 +198,7 @@ def test_generic_entry_point_refuses_what_the_spec_lacks(spec, headers, tmp_path
                    "  ops::wgmma_mma_async<64, 12, 16, type::f32, type::bf16, type::bf16>::call(d, a, b);\n"
                    "  out[0] = d[0];\n}\n")
     r = subprocess.run([nvcc, "-std=c++17", "-arch", "compute_90a", "-ptx", "-I", str(headers), str(src), "-o",
-                        str(tmp_path / "entry.ptx")], capture_output=True, text=True, timeout=300)
+                        str(tmp_path / "entry.ptx")], capture_output=True, text=True, timeout=HANG_GUARD)
     assert r.returncode != 0
     msg = r.stdout + r.stderr
     assert "no wgmma.mma_async variant has these fields" in msg
@@ -200,13 +209,14 @@ def test_generic_entry_point_refuses_what_the_spec_lacks(spec, headers, tmp_path
 # The example
 
 
+@pytest.mark.full
 def test_example_gemm_compiles_to_hgmma_without_spills(tmp_path):
     nvcc = _nvcc()
     cubin = tmp_path / "gemm.cubin"
     r = subprocess.run([nvcc, "-std=c++17", "-O3", "-gencode", "arch=compute_90a,code=sm_90a", "-cubin",
                         "-Xcompiler", "-Wall,-Wextra,-Werror", "-Werror", "all-warnings", "-Xptxas", "-v",
                         "-I", str(ROOT / "generated" / "c"), str(EXAMPLE), "-o", str(cubin)],
-                       capture_output=True, text=True, timeout=600)
+                       capture_output=True, text=True, timeout=HANG_GUARD)
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
     assert "0 bytes spill stores, 0 bytes spill loads" in r.stderr
     assert "C7510" not in r.stderr and "C7517" not in r.stderr  # no serialised or waited-for wgmma
@@ -252,6 +262,7 @@ def test_cbind_names_no_family_or_instruction(spec):
     assert not found, f"cbind names {found}"
 
 
+@pytest.mark.full
 def test_a_new_family_binds_with_no_cbind_change(tmp_path):
     """tests/new_family's `toy` (not PTX) over a copy of spec/: its header comes out of the same
     templates, and a kernel calls a toy variant by name and through its generic entry point."""
@@ -276,7 +287,7 @@ def test_a_new_family_binds_with_no_cbind_change(tmp_path):
                    f"  {cbind.generic_call(toy, v)}(d, a, b, c);\n  out[1] = d[1];\n}}\n")
     r = subprocess.run([nvcc, "-std=c++17", "-arch", "compute_90a", "-ptx", "-Xcompiler", "-Wall,-Wextra,-Werror",
                         "-I", str(d / "c"), str(src), "-o", str(tmp_path / "toy.ptx")],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=HANG_GUARD)
     # nvcc checks the PTX it wrote with ptxas, which does not know `toy`: only that may fail
     compiler_errors = [x for x in (r.stdout + r.stderr).splitlines() if "error:" in x or "warning" in x]
     assert not compiler_errors, "\n".join(compiler_errors[:20])

@@ -154,6 +154,7 @@ def _files(out: Path) -> dict[str, bytes]:
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.full
 def test_build_is_deterministic_and_check_detects_staleness(tmp_path, spec, cli_build):
     """A build in this process (after others in it: test_committed_generated_is_fresh builds
     too) is the CLI's in another, byte for byte; `build --check` names a changed and an extra file."""
@@ -171,6 +172,7 @@ def test_committed_generated_is_fresh(spec):
     assert build_mod.stale(ROOT / "generated", build_mod.artifacts(spec)) == []
 
 
+@pytest.mark.full
 def test_builds_are_byte_identical_across_hash_seeds(tmp_path, cli_build):
     """Two builds in processes with different string hashing give the same bytes (no set order leaks)."""
     out = tmp_path / "gen5"

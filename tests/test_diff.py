@@ -2,7 +2,10 @@
 
 Each test copies the repository's spec/ into tmp_path, edits the YAML text there, and checks the
 rule ids, severities, counts and file:line of every change. Line numbers are computed from the
-edited text, so the tests follow the spec as it grows.
+edited text, so the tests follow the spec as it grows. Each edit resolves a tree (a second or two of
+CPU): the quick tier keeps one edit per kind of change (a shape, a fragment map, a version, operand
+values, an erratum) and the reports, the full tier (`full`) runs every edit; every rule also has
+its own case in the quick tier (tests/test_diff_rules.py).
 """
 import collections
 import contextlib
@@ -136,6 +139,7 @@ def test_remove_an_n(base, head_dir):
     assert all(c.side == "base" and c.n == 48 for c in report.changes)
 
 
+@pytest.mark.full
 def test_add_a_type(base, head_dir):
     edit(head_dir, MMA, "{name: bf16, shape: {k: [16]}, types: {use: bf16}}",
          "{name: bf16, shape: {k: [16]}, types: {atype: [bf16], btype: [bf16], dtype: [f32, f16]}}")
@@ -167,6 +171,7 @@ def test_move_a_fragment_element(base, head_dir):
                                                                                (0, 1, [0, 1], [0, 0])]
 
 
+@pytest.mark.full
 def test_sparsity_metadata_changes(base, head_dir):
     # swap neighbouring chunks (0 <-> 1, 2 <-> 3, ...) in every 8-bit metadata nibble: still a bijection
     edit(head_dir, LAYOUTS, r'(wgmma\.sparse\.8bit:.*?chunk_index: )"([^"]*)"', r'\1"(\2) ^ 1"', regex=True)
@@ -184,6 +189,7 @@ def test_sparsity_metadata_changes(base, head_dir):
     assert c.details == {"moved": 1024, "elements": 1024}  # 128 threads x 8 nibbles, every one moved
 
 
+@pytest.mark.full
 def test_rewritten_layout_formula_with_the_same_map_is_info(base, head_dir):
     edit(head_dir, LAYOUTS, 'row: "16*(t//32) + (t%32)//4 + 8*((i//2)%2)"\n    col: "8*(i//4)',
          'row: "(t//32)*16 + (t%32)//4 + 8*((i//2)%2)"\n    col: "8*(i//4)')
@@ -205,6 +211,7 @@ def test_raise_a_ptx_version(base, head_dir):
     assert c.summary == "first PTX version 8.4 -> 8.5 on sm_90a"
 
 
+@pytest.mark.full
 def test_lower_a_ptx_version_is_info(base, head_dir):
     # mma's own requirement from PTX 7.0 on sm_80 lowered to PTX 6.5 from sm_75 (within mma's
     # introduction, PTX 6.4 on sm_70, so validate takes it): sm_75 newly accepts the variants that
@@ -221,6 +228,7 @@ def test_lower_a_ptx_version_is_info(base, head_dir):
     assert {tuple(c.details["targets"]) for c in report.changes} == {("sm_75",)}
 
 
+@pytest.mark.full
 def test_widen_targets(base, head_dir):
     edit(head_dir, MMA, "requires: [{use: introduced}]", 'requires: [{ptx: "8.0", targets: {any_of: [sm_90a, sm_100a]}}]')
     report = run(base, head_dir)
@@ -231,6 +239,7 @@ def test_widen_targets(base, head_dir):
     assert report.failing("breaking") == [] and report.failing("warning") == []
 
 
+@pytest.mark.full
 def test_narrow_targets_and_raise_together(base, head_dir):
     edit(head_dir, FENCE, "requires: [{use: introduced}]", 'requires: [{ptx: "8.6", targets: sm_100a}]')
     report = run(base, head_dir)
@@ -240,6 +249,7 @@ def test_narrow_targets_and_raise_together(base, head_dir):
                                 ("requirement.targets.widened", "info", f, line): 1}
 
 
+@pytest.mark.full
 def test_rename_a_qualifier(base, head_dir):
     edit(head_dir, SP, 'opcode: "wgmma.mma_async.sp.sync.aligned.m{m}',
          'opcode: "wgmma.mma_async.sp.aligned.sync.m{m}')
@@ -265,6 +275,7 @@ def test_change_an_operands_legal_values(base, head_dir):
     assert (c.before, c.after, c.details["operand"]) == ([-1, 1], [1], "imm_scale_a")
 
 
+@pytest.mark.full
 def test_widen_an_operands_legal_values(base, head_dir):
     edit(head_dir, FAMILY, "{name: imm_trans_b, kind: immediate, values: [0, 1], default: 0,",
          "{name: imm_trans_b, kind: immediate, values: [0, 1, 2], default: 0,")
@@ -273,6 +284,7 @@ def test_widen_an_operands_legal_values(base, head_dir):
     assert classify(report) == {("operand.values.widened", "info", where(report.head, FAMILY), line): 192 + 192}
 
 
+@pytest.mark.full
 def test_operand_signature_changes(base, head_dir):
     # the dense integer and b1 variants: scale-d an immediate, imm-scale-a added (their own signature)
     edit(head_dir, MMA, "  mma: [{use: dab}, {use: scales}]\n",
@@ -308,6 +320,7 @@ def test_change_an_erratum(base, head_dir):
     assert report.changes[0].subject == "erratum wgmma-integer-n-list"
 
 
+@pytest.mark.full
 def test_add_and_remove_errata(base, head_dir):
     text = (head_dir / ERRATA).read_text()
     start = text.index("  - id: wgmma-aligned-not-enforced")
@@ -319,6 +332,7 @@ def test_add_and_remove_errata(base, head_dir):
         ("errata.added", "info", where(report.head, ERRATA), line_of(head_dir, ERRATA, "wgmma-aligned-optional")): 1}
 
 
+@pytest.mark.full
 def test_change_a_description(base, head_dir):
     edit(head_dir, FENCE, "Orders earlier accesses", "Orders all earlier accesses")
     report = run(base, head_dir)
@@ -327,6 +341,7 @@ def test_change_a_description(base, head_dir):
     assert report.changes[0].subject == "instruction wgmma.fence"
 
 
+@pytest.mark.full
 def test_change_numerics(base, head_dir):
     edit(head_dir, TYPES, "format: {exponent: 4, mantissa: 3, bias: 7, specials: nan_only}",
          "format: {exponent: 4, mantissa: 3, bias: 8, specials: nan_only}")
@@ -336,6 +351,7 @@ def test_change_numerics(base, head_dir):
     assert report.changes[0].subject == "type e4m3"
 
 
+@pytest.mark.full
 def test_shared_memory_descriptor_and_its_descriptions(base, head_dir):
     edit(head_dir, "smem/wgmma.yaml", r'^swizzle: "([^"]*)"', r'swizzle: "(\1) ^ 0"', regex=True)
     edit(head_dir, "smem/wgmma.yaml", r"(- name: start_address.*?description: )", r"\1Now, ", regex=True)
@@ -347,6 +363,7 @@ def test_shared_memory_descriptor_and_its_descriptions(base, head_dir):
     assert next(c for c in report.changes if c.rule == "smem.changed").details == {"fields": ["swizzle"]}
 
 
+@pytest.mark.full
 def test_usage_rules_and_targets(base, head_dir):
     edit(head_dir, FENCE, "  - \".aligned: all threads", "  - \".aligned: every thread")
     # a new PTX ISA version changes no variant's requirement (a new target could: `at_least` sets grow)
@@ -357,6 +374,7 @@ def test_usage_rules_and_targets(base, head_dir):
         ("isa.ptx.added", "info", where(report.head, "isa.yaml"), line_of(head_dir, "isa.yaml", '"9.6"')): 1}
 
 
+@pytest.mark.full
 def test_a_collection_the_rules_do_not_know_yet_is_still_reported(base, head_dir):
     """The model grows (a new collection, say): a changed collection without a rule is a warning."""
     head = diff.load_side(diff.Side("HEAD", str(head_dir), "directory", head_dir))
@@ -493,6 +511,7 @@ def _git(repo, *args):
                     *args], cwd=repo, check=True, capture_output=True)
 
 
+@pytest.mark.full
 def test_git_revisions(base_dir, tmp_path):
     repo = tmp_path / "repo"
     shutil.copytree(base_dir, repo / "spec")
@@ -537,6 +556,7 @@ def test_command_line_entry_point(base_dir, tmp_path):
 # legal metadata nibbles, the rule registry, severity overrides
 
 
+@pytest.mark.full
 def test_ordering_the_metadata_narrows_the_legal_nibbles(base, base_dir, head_dir):
     """A refinement that makes mma.sp::ordered_metadata take only increasing indices halves the
     legal nibble values (12 -> 6): breaking, like fewer legal values of an immediate operand."""

@@ -138,6 +138,7 @@ LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 # Freshness
 
 
+@pytest.mark.full  # builds every artifact again; test_core's freshness check builds them in the quick tier
 def test_docs_fresh_deterministic_and_small(spec, built):
     assert docs.build(spec) == built, "two builds differ"
     assert {p: b for p, b in build.artifacts(spec).items() if p.startswith("docs/")} == built, \
@@ -453,7 +454,7 @@ def _run_chromium(exe: str, tmp: Path, args: list[str], tag: str) -> str:
     cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
            "--disable-background-networking", "--disable-component-update", "--disable-sync",
            "--hide-scrollbars", f"--user-data-dir={tmp / ('profile-' + tag)}", *args]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)  # a hang guard: a stuck browser
     return r.stdout
 
 
@@ -508,6 +509,7 @@ def _sample(pages: dict[str, str], figures: dict[str, ET.Element]) -> tuple[list
     return page_sample, fig_sample
 
 
+@pytest.mark.full
 def test_pages_and_figures_render_in_chromium(built, pages, figures):
     exe = _chromium()
     if exe is None:

@@ -88,6 +88,7 @@ def test_without_evidence_nothing_is_proven(tmp_path):
     assert not [r for r in numerics_status.status_rows(bare) if r[3] in ("bit-exact", "mismatches")]
 
 
+@pytest.mark.full
 def test_the_build_reads_spec_and_evidence_only(tmp_path):
     """A tree holding only spec/ and evidence/ builds exactly the committed generated/."""
     shutil.copytree(ROOT / "spec", tmp_path / "spec")
@@ -115,7 +116,8 @@ def test_bad_evidence_is_a_located_error(tmp_path):
         ptxspec.load(tmp_path / "spec")
 
 
-@pytest.mark.parametrize("bad", [[0, 1, 0], [1, 1], [1, 1, 0, 0], [1, -1, 0], "1,1,0"])
+@pytest.mark.parametrize("bad", [[0, 1, 0], "1,1,0", *(pytest.param(b, marks=pytest.mark.full)  # quick tier: two
+                                                         for b in ([1, 1], [1, 1, 0, 0], [1, -1, 0]))])
 def test_one_bad_result_among_thousands_is_found(tmp_path, bad):
     """Each result value is checked, however many share a value (the loader checks each distinct
     value once): one bad value among the numerics campaign's 2,508 results is a located error

@@ -93,6 +93,7 @@ def test_query_finds_it(tree, built):
     assert sorted(r["dtype"] for r in json.loads(proc.stdout)) == ["f16", "f32"]
 
 
+@pytest.mark.full  # the quick tier diffs in test_diff (one edit of each kind)
 def test_diff_reports_the_new_variants(tree):
     proc = subprocess.run([sys.executable, "-m", "ptxspec", "diff", str(ROOT / "spec"), str(tree / "spec"),
                            "--format", "json"], capture_output=True, text=True)

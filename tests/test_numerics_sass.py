@@ -109,6 +109,7 @@ def _sass(text: str, target: str, tmp: Path) -> dict[str, list[str]]:
     return out
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("target", TARGETS)
 def test_forms_beyond_the_manual_compute_nothing_on_any_target(target, tmp_path):
     kernels, controls = _undefined_kernels()
@@ -154,6 +155,7 @@ _R = r"(R\d+)(?:\.reuse)?"
 _HMMA = re.compile(rf"HMMA\.1688\.(F16|F32)(\.SATFINITE)?\s+{_R}, {_R}, {_R}, {_R}")
 
 
+@pytest.mark.full
 def test_satfinite_wmma_is_two_k8_steps_the_second_saturating_on_sm_75(tmp_path):
     kernels = _satfinite_kernels()
     sass = _sass(_module("6.4", "sm_75", kernels), "sm_75", tmp_path)
@@ -174,6 +176,7 @@ def test_satfinite_wmma_is_two_k8_steps_the_second_saturating_on_sm_75(tmp_path)
         assert all(not s.group(2) for s in steps[:first_sat]) and all(s.group(2) for s in steps[first_sat:]), name
 
 
+@pytest.mark.full
 def test_sm_80_and_later_drop_the_saturation(tmp_path):
     """The same PTX (sm_75 target, PTX 6.4) compiled for later GPUs, as a driver would JIT it: one
     HMMA.16816 step per tile and no SATFINITE, which is why the rule models sm_75's code only."""

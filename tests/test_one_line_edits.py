@@ -36,6 +36,7 @@ def _records(spec, drop=()):
     return {v.id: {k: x for k, x in v.as_record().items() if k not in drop} for v in spec.variants}
 
 
+@pytest.mark.full  # each edit resolves two trees; the quick tier makes one edit (a target added)
 def test_an_option_added_to_every_tcgen05_mma_group(tmp_path):
     """`collector::a::discard` written once, in the family's `collectors` piece: every tcgen05.mma
     and tcgen05.mma.sp variant (every kind, CTA group, form, with or without .ashift) gains it."""
@@ -77,6 +78,7 @@ def test_a_target_added_to_a_family(tmp_path):
     assert changed == users and len(users) > 100
 
 
+@pytest.mark.full  # each edit resolves two trees; the quick tier makes one edit (a target added)
 def test_a_type_pair_added_to_an_mma_shape(tmp_path):
     """e5m2 as B beside e4m3, in the family's one `fp8` line: the fp8 shapes of mma and mma.sp gain
     every variant with an e5m2 B, each with the registers its layout gives, and lose nothing."""

@@ -55,6 +55,7 @@ def installed(site: Path, cwd: Path, *args, code=None):
     return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=env)
 
 
+@pytest.mark.full
 def test_wheel_holds_the_packages_and_their_data(dists):
     from ptxspec.core.paths import PACKAGE_DATA
     z = zipfile.ZipFile(dists[0])
@@ -74,12 +75,14 @@ def test_wheel_holds_the_packages_and_their_data(dists):
         assert z.read("ptxspec/data/" + n) == (ROOT / n).read_bytes(), n
 
 
+@pytest.mark.full
 def test_wheel_is_small_and_the_sdist_builds_the_same_wheel(dists):
     wheel, sdist, from_sdist = dists
     assert wheel.stat().st_size < 30e6
     assert wheel.read_bytes() == from_sdist.read_bytes()  # reproducible, and the sdist carries every input
 
 
+@pytest.mark.full
 def test_registry_metadata(dists):
     meta = zipfile.ZipFile(dists[0]).read("ptxspec-0.1.0.dist-info/METADATA").decode()
     assert "License-Expression: Apache-2.0" in meta and "License-File: LICENSE" in meta
@@ -95,6 +98,7 @@ def test_no_build_output_is_tracked():
     assert not [p for p in tracked if ".egg-info" in p or p.startswith(("build/", "dist/"))]
 
 
+@pytest.mark.full
 def test_installed_cli_outside_the_checkout(site, tmp_path):
     proc = installed(site, tmp_path, "--version")
     assert proc.returncode == 0 and proc.stdout.strip() == "ptxspec 0.1.0"
@@ -106,6 +110,7 @@ def test_installed_cli_outside_the_checkout(site, tmp_path):
     assert proc.returncode == 0 and proc.stdout.count("\n") > 3000, proc.stderr
 
 
+@pytest.mark.full
 def test_installed_build_needs_out_and_builds_what_the_checkout_has(site, tmp_path):
     proc = installed(site, tmp_path, "build")
     assert proc.returncode == 2 and "--out DIR" in proc.stderr and len(proc.stderr.splitlines()) == 1
@@ -117,6 +122,7 @@ def test_installed_build_needs_out_and_builds_what_the_checkout_has(site, tmp_pa
     assert proc.returncode == 0 and (tmp_path / "out" / "ptxspec.sqlite").is_file(), proc.stderr
 
 
+@pytest.mark.full
 def test_installed_api_finds_its_data(site, tmp_path):
     code = ("import ptxspec, ptxspec.core.paths as p; s = ptxspec.load(); "
             "v = s.variant('wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16', form='reg'); "

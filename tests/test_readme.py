@@ -37,7 +37,13 @@ def _revision_exists(rev):
                           capture_output=True).returncode == 0
 
 
-@pytest.mark.parametrize("line", commands())
+def _tier(line: str):
+    """The README's audits (the peers, ptxas) and diffs against git revisions run in the full tier."""
+    slow = line.startswith("ptxspec audit ") or (line.startswith("ptxspec diff ") and "--list-rules" not in line)
+    return pytest.param(line, marks=pytest.mark.full) if slow else line
+
+
+@pytest.mark.parametrize("line", [_tier(line) for line in commands()])
 def test_ptxspec_command_runs(line, tmp_path):
     argv = shlex.split(line)
     if argv[1] in NOT_RUN_HERE:
@@ -68,6 +74,7 @@ def test_sql_blocks_answer():
         assert conn.execute(block).fetchall(), block
 
 
+@pytest.mark.full
 def test_cuda_block_compiles(tmp_path):
     from ptxspec.oracle.ptxas import PtxasNotFound, find_ptxas
     try:

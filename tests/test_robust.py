@@ -23,7 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "spec"
 DB = ROOT / "generated" / "ptxspec.sqlite"
 LOCATED = re.compile(r"^[^:\n]+:\d+:\d+: error: \S.*$")
-TIMEOUT = 120
+#: hang guards, not speed limits (a command this long is stuck, however busy the machine): what these
+#: tests look for is an error or a refusal, not a time
+TIMEOUT = 600
 
 
 def run(*args, cwd=None, timeout=TIMEOUT) -> subprocess.CompletedProcess:
@@ -52,7 +54,7 @@ def test_fifo_named_like_a_spec_file_is_an_error_not_a_hang(tree):
     target = tree / "families" / "wmma" / "load_a.yaml"
     target.unlink()
     os.mkfifo(target)
-    proc = run("--spec", str(tree), "validate", timeout=60)  # it used to block until killed
+    proc = run("--spec", str(tree), "validate")  # it used to block until killed (the hang guard ends it)
     assert proc.returncode == 1, proc.stderr
     assert "load_a.yaml:1:1: error: cannot read: not a regular file (a FIFO)" in proc.stderr
 
@@ -119,19 +121,21 @@ def test_oversized_file_is_refused_before_parsing(tree):
 
 # -- the commands ------------------------------------------------------------------------------
 
+@pytest.mark.full
 def test_build_without_out_writes_beside_the_given_spec(tree):
     before = {p: p.stat().st_mtime_ns for p in (ROOT / "generated").rglob("*") if p.is_file()}
-    proc = run("--spec", str(tree), "build", cwd=tree.parent, timeout=300)
+    proc = run("--spec", str(tree), "build", cwd=tree.parent)
     assert proc.returncode == 0, proc.stderr
     assert (tree.parent / "generated" / "ptxspec.sqlite").is_file()
     after = {p: p.stat().st_mtime_ns for p in (ROOT / "generated").rglob("*") if p.is_file()}
     assert after == before, "build --spec OTHER wrote into the repository's generated/"
 
 
+@pytest.mark.full
 def test_build_into_an_unwritable_place_is_one_clear_line(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory\n")
-    proc = run("build", "--out", str(blocker / "out"), timeout=300)
+    proc = run("build", "--out", str(blocker / "out"))
     assert proc.returncode == 2, proc.stderr
     assert re.fullmatch(rf"ptxspec build: error: cannot write {re.escape(str(blocker / 'out'))}: .+\n", proc.stderr), \
         proc.stderr
@@ -258,7 +262,7 @@ def test_database_api_checks_the_layout_version(damaged):
 def test_render_runs_templates_in_a_sandbox(tmp_path, body, needle):
     template = tmp_path / "t.j2"
     template.write_text("first line\n" + body + "\n")
-    proc = run("render", str(template), "--out", str(tmp_path / "out.txt"), timeout=300)
+    proc = run("render", str(template), "--out", str(tmp_path / "out.txt"))
     assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
     assert re.fullmatch(rf"{re.escape(str(template))}:2:1: error: .*\n", proc.stderr), proc.stderr
     assert needle in proc.stderr, proc.stderr

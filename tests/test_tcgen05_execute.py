@@ -384,6 +384,7 @@ def test_every_tcgen05_mma_variant_has_an_honest_numerics_status():
             assert model == "fdpa_groups", v.id
 
 
+@pytest.mark.full
 def test_a_spec_without_the_instruction_descriptor_builds(tmp_path):
     """A spec may leave tcgen05's instruction descriptor undescribed (fuzz seed 23, tree 31993:
     descriptors/tcgen05.yaml deleted; validate accepted it and the build died in StopIteration):

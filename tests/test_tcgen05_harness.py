@@ -31,6 +31,7 @@ def _tool(name):
     return str(path)
 
 
+@pytest.mark.full
 def test_kernels_compile_and_link_for_sm100a(spec, tmp_path):
     nvcc = _tool("nvcc")
     jobs = tmemgen.sources(spec, tmp_path)
@@ -77,6 +78,7 @@ def test_checker_without_a_gpu(spec, tmp_path):
 import mmagen  # noqa: E402
 
 
+@pytest.mark.full
 def test_mma_kernels_compile_and_link_for_sm100a(spec, tmp_path):
     nvcc = _tool("nvcc")
     jobs = mmagen.sources(spec, tmp_path)
@@ -147,6 +149,7 @@ def test_mma_checker_names_the_zero_rule_a_device_follows(spec, tmp_path):
 import redgen  # noqa: E402
 
 
+@pytest.mark.full
 def test_red_kernels_compile_and_link_for_sm103a(spec, tmp_path):
     nvcc = _tool("nvcc")
     jobs = redgen.sources(spec, tmp_path)

@@ -195,6 +195,7 @@ def test_kind_f16_type_combinations_follow_table_39(spec):
     assert "f16*f16->f16" in labels and "bf16*bf16->f32" in labels
 
 
+@pytest.mark.full
 def test_cpp_encoder_matches(spec, tmp_path):
     """The generated C++ (ptxspec_common.h: idesc_tcgen05::<layout>::make / get_<field>) builds
     CUTLASS's descriptors too, and reads them back; compiled by g++ and run."""

@@ -160,6 +160,7 @@ def test_undefined_metadata_and_undescribed_layouts_are_refused():
     assert v.execute(tmem=img, smem=smem, smem_origin=ORIGIN, meta=kept, **ops).shape == img.shape
 
 
+@pytest.mark.full  # the quick tier diffs in test_diff (one edit of each kind)
 def test_diff_reports_a_moved_metadata_field_and_a_dropped_code(tmp_path):
     """Where the metadata lies, and what a code keeps, are breaking changes (one diff for both)."""
     import shutil

@@ -55,6 +55,7 @@ def test_the_executor_reads_the_mask_through_the_descriptor():
         v.execute(tmem=img, smem=bytes(1 << 16), zero_column_mask=1 << 37, **ops)
 
 
+@pytest.mark.full
 def test_cpp_make_puts_fields_above_bit_31(tmp_path):
     """The generated C++ builds Example 4's word (fields above bit 31 need a 64-bit shift) and
     reads it back; compiled by g++ and checked at compile time."""

@@ -28,6 +28,7 @@ PACKAGE_DATA = (
     "generated/ptxspec.sqlite",
     "generated/datasette.json",
     "evidence/*.json",  # the hardware campaigns the model joins (not their raw records)
+    "evidence/ptxas/*.json",  # the ptxas recordings the model joins (which release proved each variant)
     "examples/*.j2",
 )
 DATA_PACKAGE_DIR = "data"  # inside the `ptxspec` package
@@ -102,6 +103,8 @@ def default_build_dir() -> Path | None:
 
 #: the files of an evidence directory the loader reads (the records under records/ are the tests')
 EVIDENCE_FILES = "*.json"
+#: the ptxas recordings of an evidence directory (ptxspec.loading.ptxas_evidence reads them)
+PTXAS_EVIDENCE_FILES = "ptxas/*.json"
 
 
 def default_evidence_dir(spec_dir: str | os.PathLike) -> Path:

@@ -71,9 +71,14 @@ def stale(out_dir: Path, files: dict[str, bytes]) -> list[str]:
     if out_dir.is_dir():
         for p in sorted(out_dir.rglob("*")):
             rel = p.relative_to(out_dir).as_posix()
-            if p.is_file() and rel not in files:
+            if p.is_file() and rel not in files and not _python_cache(p):
                 problems.append(rel + " (not generated)")
     return problems
+
+
+def _python_cache(p: Path) -> bool:
+    """Python's bytecode of the generated modules (written where they are imported): not ours to judge."""
+    return "__pycache__" in p.parts
 
 
 def write_file(path: Path, data: bytes) -> None:
@@ -120,7 +125,7 @@ def _write(out_dir: Path, files: dict[str, bytes]) -> list[str]:
             os.replace(tmp / rel, dest)
         for p in sorted(out_dir.rglob("*"), reverse=True):
             rel = p.relative_to(out_dir).as_posix()
-            if p.is_file() and rel not in files:
+            if p.is_file() and rel not in files and not _python_cache(p):
                 p.unlink()
             elif p.is_dir() and not any(p.iterdir()):
                 p.rmdir()

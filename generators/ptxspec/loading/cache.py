@@ -22,6 +22,7 @@ or `PTXSPEC_CACHE_DIR`; `PTXSPEC_CACHE_DIR=off` turns the cache off.
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import io
 import os
@@ -33,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import platformdirs
 
-from ptxspec.core.paths import EVIDENCE_FILES, schema_dir
+from ptxspec.core.paths import EVIDENCE_FILES, PTXAS_EVIDENCE_FILES, schema_dir
 from ptxspec.core.version import __version__
 from ptxspec.loading.evidence_checks import referenced
 from ptxspec.model.spec import Spec
@@ -81,6 +82,7 @@ def key(spec_dir: Path, evidence_dir: Path | None) -> str:
     h.update("\0".join(referenced(evidence_dir)).encode() + b"\0")  # the records and notes evidence names
     for label, root, skip, pattern in (("spec", spec_dir, (), "**/*"), ("schema", schema_dir(), (), "**/*"),
                                        ("evidence", evidence_dir, (), EVIDENCE_FILES),
+                                       ("ptxas evidence", evidence_dir, (), PTXAS_EVIDENCE_FILES),
                                        ("ptxspec", PACKAGE, ("__pycache__", "data"), "**/*")):
         h.update(label.encode() + b"\0")
         if root is None:
@@ -128,10 +130,15 @@ def _decode(data: bytes, k: str) -> Spec | None:
     want = FORMAT + b" " + k.encode() + b" " + hashlib.sha256(payload).hexdigest().encode()
     if not sep or header != want:
         return None
+    collecting = gc.isenabled()
+    gc.disable()  # the model's tens of thousands of new containers would set off full collections: none is garbage
     try:
         spec = _Unpickler(io.BytesIO(payload)).load()
     except Exception:  # noqa: BLE001 - whatever a damaged pickle raises, the cache is ignored
         return None
+    finally:
+        if collecting:
+            gc.enable()
     return spec if isinstance(spec, Spec) else None
 
 

@@ -11,6 +11,7 @@ from ptxspec.loading.context import Context, Origin
 from ptxspec.core.paths import default_evidence_dir
 from ptxspec.loading.evidence_files import check_against, read_evidence
 from ptxspec.loading.introductions import check_introductions
+from ptxspec.loading.ptxas_evidence import read_ptxas_evidence
 from ptxspec.loading.resolve_descriptors import resolve_descriptors
 from ptxspec.loading.resolve_errata import check_unused_layouts, resolve_errata
 from ptxspec.loading.resolve_instructions import InstructionResolver
@@ -54,8 +55,11 @@ def build_model(docs: Tree, evidence_dir=None, *, evidence: bool = True) -> Spec
     check_introductions(ctx, spec, docs["instruction"])  # no requirement before the instruction existed
     ctx.p.raise_if_any()
     if evidence:
-        spec.evidence = read_evidence(evidence_dir or default_evidence_dir(docs.root), ctx.p)
+        where = evidence_dir or default_evidence_dir(docs.root)
+        spec.evidence = read_evidence(where, ctx.p)
         check_against(spec.evidence, spec, ctx.p)
+        spec.evidence.ptxas = read_ptxas_evidence(where, [v.id for v in spec.variants],
+                                                  {v.id: v.ptx for v in spec.variants}, ctx.p)
         ctx.p.raise_if_any()
     check_rules_used(ctx, spec)
     ctx.p.raise_if_any()

@@ -212,7 +212,7 @@ def _descriptor_rows(spec: Spec, out: dict[str, list[tuple]]) -> None:
 
 
 def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]) -> None:
-    """variant_rows and the rows they share: requirements, signatures, layouts, numerics, evidence."""
+    """variant_rows and the rows they share: requirements, signatures, layouts, numerics, evidence, ptxas."""
     order = spec.target_order
     columns = list(defs["variant_rows"]["properties"])
     axes = [c for c, p in defs["variant_rows"]["properties"].items() if p.get("x-axis")]
@@ -232,6 +232,7 @@ def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]
 
     numerics = _numerics(spec, out)
     evidence = _evidence(spec, out)
+    ptxas = _ptxas(spec, out)
     for v in spec.variants:
         rec = v.as_record()
         defs_ids = []
@@ -260,6 +261,7 @@ def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]
             "selectors": json.dumps(rec["selectors"]), "metadata_nibbles": json.dumps(rec["metadata_nibbles"]),
             "threads": v.threads, "grp": v.group, "batch": v.batch, "ptxas_only": v.ptxas_only,
             "hardware": v.hardware, "numerics": numerics.get(v.id), "evidence": evidence.get(v.id),
+            "ptxas": ptxas.get(v.id),
         }
         out["variant_rows"].append(tuple(values[c] for c in columns))
         out["variant_option_rows"] += [
@@ -376,6 +378,24 @@ def _evidence(spec: Spec, out: dict[str, list[tuple]]) -> dict[str, int]:
     for vid, found in per_variant.items():
         key = tuple(sorted(found))
         ids[vid] = sets.id(key, lambda i, key=key: out["evidence_sets"].extend((i, r) for r in key))
+    return ids
+
+
+def _ptxas(spec: Spec, out: dict[str, list[tuple]]) -> dict[str, int]:
+    """ptxas_recordings, ptxas_results and ptxas_sets; variant id -> its set."""
+    results, sets = _Shared(), _Shared()
+    per_variant: dict[str, list[int]] = {}
+    for r in spec.evidence.ptxas:
+        out["ptxas_recordings"].append((r.check, r.method, r.about, r.ptxas, r.date, r.command, r.statements,
+                                        r.accepted))
+        for vid, (n, accepted) in r.variants.items():
+            row = (r.check, n, accepted)
+            per_variant.setdefault(vid, []).append(
+                results.id(row, lambda i, row=row: out["ptxas_results"].append((i, *row))))
+    ids = {}
+    for vid, found in per_variant.items():
+        key = tuple(sorted(found))
+        ids[vid] = sets.id(key, lambda i, key=key: out["ptxas_sets"].extend((i, r) for r in key))
     return ids
 
 

@@ -243,8 +243,12 @@ RULE_FIELDS = ("family", "instruction", "m", "n", "k", "atype", "btype", "ctype"
 
 def rule_matches(when: dict, variant) -> bool:
     """The variant passes every test of `when` (ptxspec.model.predicates); an axis it lacks is ''."""
-    fields = {key: getattr(variant, key) if key in RULE_FIELDS else variant.qualifiers.get(key, "") for key in when}
-    return predicates.matches(when, fields)
+    qualifiers = variant.qualifiers
+    for key, test in predicates.compiled(when):
+        value = getattr(variant, key) if key in RULE_FIELDS else qualifiers.get(key, "")
+        if value is None or not test.passes(value):
+            return False
+    return True
 
 
 def computes_product(variant) -> bool:
