@@ -71,10 +71,10 @@ class InstructionResolver:
             self.p.add(d.at("semantics"), f"unknown semantics {d['semantics']!r}{did_you_mean(d['semantics'], SEMANTICS)}"
                        f" (known: {', '.join(SEMANTICS)})")
             return
-        self.check_template(fam, d, "opcode")
+        check_template(self.p, self.spec, fam, d, "opcode")
         for g in d["groups"]:  # a group may write its own opcode template
             if "opcode" in g:
-                self.check_template(fam, g, "opcode")
+                check_template(self.p, self.spec, fam, g, "opcode")
         # a rule may say {instruction} for the instruction's name: one rule, a piece of the family, serves several
         rules = [r.replace(INSTRUCTION, d["name"]) for r in d.get("rules", [])]
         inst = Instruction(name=d["name"], family=d["family"], description=d["description"], manual=d.get("manual", ""),
@@ -97,7 +97,7 @@ class InstructionResolver:
 
     def refinement(self, fam: Family, r, origin: Origin) -> Refinement:
         s, req = self.spec, r.get("requires", {})
-        self.check_when(fam, r["when"])
+        check_when(self.p, fam, r["when"])
         for key in ("options", "without"):
             for axis, values in r.get(key, {}).items():
                 a = fam.axes.get(axis)
@@ -114,27 +114,6 @@ class InstructionResolver:
         return Refinement(r["when"], v, ts, origin, r.get("metadata_order", ""), bool(r.get("exclude", False)),
                           {a: list(vals) for a, vals in r.get("options", {}).items()}, r.get("ptxas_only", ""),
                           without={a: set(vals) for a, vals in r.get("without", {}).items()})
-
-    def check_when(self, fam: Family, when) -> None:
-        """Every field a `when` tests is one a variant has, and every test is well formed."""
-        fields = OPCODE_FIELDS + ("form",) + tuple(fam.axes)
-        for key, test in when.items():
-            if key not in fields:
-                self.p.add(when.at(key), f"{key!r} is neither an opcode field nor an axis of family {fam.name}"
-                           f"{did_you_mean(key, fields)}")
-            elif (why := predicates.problem(test)) is not None:
-                self.p.add(when.at(key), f"when {key}: {why}")
-
-    def check_template(self, fam: Family, data, key) -> None:
-        placeholders = placeholder_names(data[key])
-        leftover = PLACEHOLDER.sub("", data[key])
-        if "{" in leftover or "}" in leftover:
-            self.p.add(data.at(key), "malformed placeholder in opcode template (use {name} or {.name})")
-        known = OPCODE_FIELDS + tuple(fam.axes)
-        for ph in sorted(placeholders - set(known)):
-            self.p.add(data.at(key), f"unknown opcode placeholder {{{ph}}}{did_you_mean(ph, known)}"
-                       + ("" if ph in self.spec.axes else f" (the axes of family {fam.name}: "
-                          f"{', '.join(fam.axes) or 'none'})"))
 
     # -- planning a group ------------------------------------------------------------------
     def plan(self, inst: Instruction, d, g, gpos: Pos, base: Requirement) -> GroupPlan | None:
@@ -166,7 +145,7 @@ class InstructionResolver:
             self.p.add(gpos, f"group {g['name']!r} has a shape without K, which every shape of family {fam.name} "
                        "has (its shape_bounds bound K)")
             return None
-        combos = self.type_combos(g, inst.semantics == "mma")
+        combos = type_combos(self.p, self.spec, g, inst.semantics == "mma")
         if combos is None:
             return None
         sparsity = _group_sparsity(self.p, g, s.sparsities) if "sparsity" in g else None
@@ -194,7 +173,7 @@ class InstructionResolver:
                 if regs is None:
                     return None
             fragments[mat] = FragmentSpec(mat, fs.get("layout"), regs, fs, bool(fs.get("containers")))
-        if not self.check_signature(g, signature, fragments, sparsity) or \
+        if not check_signature(self.p, self.layouts, g, signature, fragments, sparsity) or \
                 not self.check_semantics(inst, g, signature, sparsity):
             return None
         sources = self.group_sources(fam, d, g, template_origin, req_origin, sparsity)
@@ -222,7 +201,7 @@ class InstructionResolver:
                            f"{did_you_mean(o['matrix'], fam.matrices)} (its matrices: {', '.join(fam.matrices) or 'none'})")
                 ok = False
             if "when" in o:
-                self.check_when(fam, o["when"])
+                check_when(self.p, fam, o["when"])
             for j, form in enumerate(o.get("forms", [])):
                 if form not in fam.forms:
                     self.p.add(o["forms"].at(j), f"family {fam.name} has no operand form {form!r}"
@@ -283,39 +262,6 @@ class InstructionResolver:
             out += [(m, n, k) for m in one["m"] for n in ns for k in one.get("k", [None])]
         return out
 
-    def type_combos(self, g, product: bool = True):
-        types = g.get("types")
-        if types is None:
-            return [("", "", "", "")]
-        ok = True
-        for key in ("atype", "btype", "ctype", "dtype"):
-            for j, t in enumerate(types.get(key, [])):
-                if t not in self.spec.types:
-                    self.p.add(types[key].at(j), f"unknown type {t!r}{did_you_mean(t, self.spec.types)}")
-                    ok = False
-        if not ok:
-            return None
-        combos = [(a, b, c, dd) for a in types.get("atype", [""]) for b in types.get("btype", [""])
-                  for dd in types.get("dtype", [""]) for c in types.get("ctype", [None])]
-        # C has the type of D unless given, for the multiply-accumulates (they name atype; an
-        # instruction that computes no product has no C)
-        return [(a, b, c if c is not None else (dd if a and product else ""), dd) for a, b, c, dd in combos]
-
-    def check_signature(self, g, signature, fragments, sparsity) -> bool:
-        forms = set(g.get("forms", [""]))
-        for o in signature:
-            if o["kind"] == "fragment" and o.get("matrix") not in fragments:
-                if set(o.get("forms", forms)) & forms:
-                    self.p.add(g.at("signature"), f"operand {o['name']!r} is a fragment of matrix "
-                               f"{o.get('matrix')!r} but group {g['name']!r} gives no fragment layout for it")
-                    return False
-            if KINDS[o["kind"]].needs_sparsity and sparsity is None:
-                self.p.add(g.at("signature"), f"operand {o['name']!r} needs the group to name a sparsity")
-                return False
-            if not check_scale_operand(self.p, self.layouts, o, signature):
-                return False
-        return True
-
     def group_sources(self, fam, d, g, template_origin, req_origin, sparsity) -> dict[str, tuple[Origin, ...]]:
         shape = g.get("shape")
         shape_src: tuple[Origin, ...] = (Origin(g, "shape"),) if shape is not None else ()
@@ -374,3 +320,61 @@ def _group_sparsity(p, g, sparsities: dict) -> Sparsity | Literal[False]:
               f"({', '.join(REGISTER_MAP)}): a group's sparse A needs that map")
         return False
     return sparsity
+
+
+def check_when(p, fam: Family, when) -> None:
+    """Every field a `when` tests is one a variant has, and every test is well formed."""
+    fields = OPCODE_FIELDS + ("form",) + tuple(fam.axes)
+    for key, test in when.items():
+        if key not in fields:
+            p.add(when.at(key), f"{key!r} is neither an opcode field nor an axis of family {fam.name}"
+                       f"{did_you_mean(key, fields)}")
+        elif (why := predicates.problem(test)) is not None:
+            p.add(when.at(key), f"when {key}: {why}")
+
+
+def check_template(p, spec: Spec, fam: Family, data, key) -> None:
+    placeholders = placeholder_names(data[key])
+    leftover = PLACEHOLDER.sub("", data[key])
+    if "{" in leftover or "}" in leftover:
+        p.add(data.at(key), "malformed placeholder in opcode template (use {name} or {.name})")
+    known = OPCODE_FIELDS + tuple(fam.axes)
+    for ph in sorted(placeholders - set(known)):
+        p.add(data.at(key), f"unknown opcode placeholder {{{ph}}}{did_you_mean(ph, known)}"
+                   + ("" if ph in spec.axes else f" (the axes of family {fam.name}: "
+                      f"{', '.join(fam.axes) or 'none'})"))
+
+
+def type_combos(p, spec: Spec, g, product: bool = True):
+    types = g.get("types")
+    if types is None:
+        return [("", "", "", "")]
+    ok = True
+    for key in ("atype", "btype", "ctype", "dtype"):
+        for j, t in enumerate(types.get(key, [])):
+            if t not in spec.types:
+                p.add(types[key].at(j), f"unknown type {t!r}{did_you_mean(t, spec.types)}")
+                ok = False
+    if not ok:
+        return None
+    combos = [(a, b, c, dd) for a in types.get("atype", [""]) for b in types.get("btype", [""])
+              for dd in types.get("dtype", [""]) for c in types.get("ctype", [None])]
+    # C has the type of D unless given, for the multiply-accumulates (they name atype; an
+    # instruction that computes no product has no C)
+    return [(a, b, c if c is not None else (dd if a and product else ""), dd) for a, b, c, dd in combos]
+
+
+def check_signature(p, layouts: Layouts, g, signature, fragments, sparsity) -> bool:
+    forms = set(g.get("forms", [""]))
+    for o in signature:
+        if o["kind"] == "fragment" and o.get("matrix") not in fragments:
+            if set(o.get("forms", forms)) & forms:
+                p.add(g.at("signature"), f"operand {o['name']!r} is a fragment of matrix "
+                           f"{o.get('matrix')!r} but group {g['name']!r} gives no fragment layout for it")
+                return False
+        if KINDS[o["kind"]].needs_sparsity and sparsity is None:
+            p.add(g.at("signature"), f"operand {o['name']!r} needs the group to name a sparsity")
+            return False
+        if not check_scale_operand(p, layouts, o, signature):
+            return False
+    return True
