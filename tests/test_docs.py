@@ -165,6 +165,9 @@ def test_every_variant_is_in_a_variant_table(spec, pages):
     assert set(seen) == {v.id for v in spec.variants}
 
 
+SHAPES = re.compile(r", for (m\d+n\d+k\d+(?:, m\d+n\d+k\d+)*)$")  # a map row's shapes, where it names them
+
+
 def _map_rows(body: str):
     """(operand, element type or 'metadata', layout or sparsity, link text, svg link) of a section's map table."""
     lines = body.split("\n")
@@ -202,8 +205,10 @@ def linked(spec, db, pages):
             for vid in ids:
                 v = spec._by_id[vid]
                 for name, etype, per_reg, lname, params in frag_ops.get(vid, []):
-                    figs = {_resolve(path, svg) for op, what, lay, _, svg in rows
-                            if op == name and lay == lname and what == etype}
+                    shape = f"m{v.m}n{v.n}k{v.k}"  # a row naming shapes is for those shapes only
+                    figs = {_resolve(path, svg) for op, what, lay, text, svg in rows
+                            if op == name and lay == lname and what == etype
+                            and (not (m := SHAPES.search(text)) or shape in m[1].split(", "))}
                     assert figs, f"{path}: no figure linked for operand {name} of {vid}"
                     frags.setdefault((lname, params, per_reg), set()).update(figs)
                     checked += 1

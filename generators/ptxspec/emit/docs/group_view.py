@@ -235,13 +235,19 @@ class GroupView:
     @cached_property
     def maps(self) -> list[dict]:
         """One row per (operand, what it holds, figure) of the group's variants, for every kind of figure."""
-        rows, seen = [], set()
+        rows: dict[tuple, dict] = {}
         for v in self._vs:
             for operand, what, fig in self.fam.figs.uses.get(v.id, ()):
-                if (operand, what, fig.kind, fig.key) not in seen:
-                    seen.add((operand, what, fig.kind, fig.key))
-                    rows.append({"operand": operand, "what": what, "fig": fig})
-        return sorted(rows, key=_map_order)
+                row = rows.setdefault((operand, what, fig.kind, fig.key),
+                                      {"operand": operand, "what": what, "fig": fig, "shapes": set()})
+                row["shapes"].add((v.m, v.n, v.k))
+        # a fragment figure that is for some of the group's shapes only says which (one layout name
+        # may serve several shapes of a group, each with its own map)
+        every = {(v.m, v.n, v.k) for v in self._vs}
+        for row in rows.values():
+            part = row["fig"].kind == "fragment" and row["shapes"] != every
+            row["shapes"] = ", for " + ", ".join(f"m{m}n{n}k{k}" for m, n, k in sorted(row["shapes"])) if part else ""
+        return sorted(rows.values(), key=_map_order)
 
     @cached_property
     def loaders(self) -> Table | None:
