@@ -172,6 +172,11 @@ case("yaml_two_documents",
      {COMMIT: real(COMMIT) + "---\nkind: instruction\n"},
      [(COMMIT, "---", "YAML syntax:")])
 
+case("yaml_float_tag_on_a_width",
+     "`!!float 3` as a bit field's width: JSON Schema counts 3.0 as an integer, the resolver shifted by it (fuzz seed 32, tree 4693).",
+     {SMEM: edit_real(SMEM, ("      lsb: 49\n      width: 3\n", "      lsb: 49\n      width: !!float 3\n"))},
+     [(SMEM, "width: !!float 3", "3.0 is a float here")])
+
 case("yaml_undefined_alias",
      "An alias whose anchor is never defined.",
      {WAIT: edit_real(WAIT, ("    signature: count", "    signature: *count"))},
