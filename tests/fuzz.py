@@ -42,9 +42,7 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
-import resource  # noqa: E402
 import shutil  # noqa: E402
-import signal  # noqa: E402
 import sqlite3  # noqa: E402
 import stat  # noqa: E402
 import sys  # noqa: E402
@@ -69,7 +67,7 @@ EVIDENCE = ROOT / "evidence"
 EV = "@evidence/"  # tree paths of the evidence files: written beside spec/, not in it
 DATABASE = ROOT / "generated" / "ptxspec.sqlite"
 LOCATED = re.compile(r"^[^\n]+:\d+:\d+: error: \S[^\n]*$")
-MEMORY = 4 << 30
+MEMORY = surfaces.MEMORY  # the address-space limit of every forked case (fuzz_surfaces.forked)
 #: per-case time limits, seconds: hang guards, not speed limits (a case reaches them only when stuck, on
 #: any machine however busy; a case that eats memory meets MEMORY, the address-space limit, first)
 LIMITS = {"validate": 600, "build": 1800, "query": 300, "render": 600}
@@ -84,61 +82,25 @@ class Outcome:
 
 def run_cli(argv: list[str], limit: float, cwd: Path) -> Outcome:
     """`ptxspec ARGV` in a forked child: status 'exit', 'signal' or 'hang'."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        start = time.monotonic()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child
+    def child() -> int:  # pragma: no cover - the child
+        os.chdir(cwd)
+        try:
+            code = cli.main(argv)
+        except SystemExit as exc:  # argparse
+            code = exc.code if isinstance(exc.code, int) else 2
+        except BaseException as exc:  # noqa: BLE001 - escaped main(): a bug, reported as 99
+            import traceback
+            traceback.print_exc()
+            print(f"fuzz: exception escaped main: {type(exc).__name__}", file=sys.stderr)
             code = 99
-            try:
-                os.setsid()
-                os.chdir(cwd)
-                os.dup2(out.fileno(), 1)
-                os.dup2(err.fileno(), 2)
-                resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-                resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-                try:
-                    code = cli.main(argv)
-                except SystemExit as exc:  # argparse
-                    code = exc.code if isinstance(exc.code, int) else 2
-                except BaseException as exc:  # noqa: BLE001 - escaped main(): a bug, reported as 99
-                    import traceback
-                    traceback.print_exc()
-                    print(f"fuzz: exception escaped main: {type(exc).__name__}", file=sys.stderr)
-                    code = 99
-                sys.stdout.flush()
-                sys.stderr.flush()
-            finally:
-                os._exit(code if isinstance(code, int) else 99)
-        status, code = "hang", None
-        while True:
-            done, wstatus = os.waitpid(pid, os.WNOHANG)
-            if done:
-                if os.WIFSIGNALED(wstatus):
-                    status, code = "signal", os.WTERMSIG(wstatus)
-                else:
-                    status, code = "exit", os.WEXITSTATUS(wstatus)
-                break
-            if time.monotonic() - start > limit:
-                _kill_group(pid)
-                os.waitpid(pid, 0)
-                break
-            time.sleep(0.005)
-        seconds = time.monotonic() - start
+        return code if isinstance(code, int) else 99
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        status, code, seconds = surfaces.forked(child, limit, out=out, err=err)
         out.seek(0)
         err.seek(0)
         return Outcome(status, code, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
                        seconds)
-
-
-def _kill_group(pid: int) -> None:
-    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-        try:
-            target()
-            return
-        except (ProcessLookupError, PermissionError):
-            continue
 
 
 def problems_in(outcome: Outcome, command: str) -> list[str]:

@@ -45,56 +45,71 @@ MEMORY = 4 << 30
 
 # -- running a call in a forked child ----------------------------------------------------------
 
+def forked(child, limit: float, out=None, err=None) -> tuple[str, int | None, float]:
+    """child() in a forked process of its own group, under the memory limit, with stdout/stderr
+    sent to the files `out`/`err` (where given): (status 'exit' | 'signal' | 'hang', code, seconds).
+    child() returns the exit code; a child still running after `limit` seconds (a hang guard) is
+    killed with its group."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 99
+        try:
+            os.setsid()
+            for file, fd in ((out, 1), (err, 2)):
+                if file is not None:
+                    os.dup2(file.fileno(), fd)
+            resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            code = child()
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code if isinstance(code, int) else 99)
+    status, code = "hang", None
+    while True:
+        done, wstatus = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status, code = ("signal", os.WTERMSIG(wstatus)) if os.WIFSIGNALED(wstatus) else \
+                ("exit", os.WEXITSTATUS(wstatus))
+            break
+        if time.monotonic() - start > limit:
+            for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+                try:
+                    kill()
+                    break
+                except (ProcessLookupError, PermissionError):
+                    continue
+            os.waitpid(pid, 0)
+            break
+        time.sleep(0.002)
+    return status, code, time.monotonic() - start
+
+
 def run_call(func, limit: float = API_LIMIT) -> tuple[str, int | None, str, float]:
     """func() in a forked child: (status 'exit' | 'signal' | 'hang', code, stderr text, seconds).
     Exit 0: it returned; 1: refused (REFUSALS); 3: another exception; 4: an expectation failed."""
+    def child() -> int:  # pragma: no cover - the child
+        try:
+            func()
+            return 0
+        except Expectation as exc:
+            print(f"expectation failed: {exc}", file=sys.stderr)
+            return 4
+        except REFUSALS as exc:
+            print(f"refused: {type(exc).__name__}: {str(exc)[:300]}", file=sys.stderr)
+            return 1
+        except BaseException as exc:  # noqa: BLE001 - any other exception is a finding
+            traceback.print_exc()
+            print(f"crash: {type(exc).__name__}", file=sys.stderr)
+            return 3
+
     with tempfile.TemporaryFile() as err:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        start = time.monotonic()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child
-            code = 99
-            try:
-                os.setsid()
-                os.dup2(err.fileno(), 2)
-                resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-                resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-                try:
-                    func()
-                    code = 0
-                except Expectation as exc:
-                    print(f"expectation failed: {exc}", file=sys.stderr)
-                    code = 4
-                except REFUSALS as exc:
-                    print(f"refused: {type(exc).__name__}: {str(exc)[:300]}", file=sys.stderr)
-                    code = 1
-                except BaseException as exc:  # noqa: BLE001 - any other exception is a finding
-                    traceback.print_exc()
-                    print(f"crash: {type(exc).__name__}", file=sys.stderr)
-                    code = 3
-                sys.stderr.flush()
-            finally:
-                os._exit(code)
-        status, code = "hang", None
-        while True:
-            done, wstatus = os.waitpid(pid, os.WNOHANG)
-            if done:
-                status, code = ("signal", os.WTERMSIG(wstatus)) if os.WIFSIGNALED(wstatus) else \
-                    ("exit", os.WEXITSTATUS(wstatus))
-                break
-            if time.monotonic() - start > limit:
-                for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-                    try:
-                        kill()
-                        break
-                    except (ProcessLookupError, PermissionError):
-                        continue
-                os.waitpid(pid, 0)
-                break
-            time.sleep(0.002)
+        status, code, seconds = forked(child, limit, err=err)
         err.seek(0)
-        return status, code, err.read().decode("utf-8", "replace"), time.monotonic() - start
+        return status, code, err.read().decode("utf-8", "replace"), seconds
 
 
 class Expectation(Exception):
