@@ -171,3 +171,22 @@ def test_the_cache_keeps_the_models_used_last(cache_dir, tmp_path, monkeypatch):
         trees.append(d)
         ptxspec.load(d, ROOT / "evidence")
     assert len(_models(cache_dir)) == 2
+
+
+def test_a_warm_load_imports_no_numpy_yaml_or_jsonschema(cache_dir):
+    """What makes a warm load fast (issue 28): the model comes from the pickle, and the modules that
+    compute with arrays take numpy on first use (ptxspec.core.lazy). A question about the model
+    imports it then; numpy's version is in the key all the same (read from its files)."""
+    import subprocess
+    import sys
+    ptxspec.load()  # the cache warm
+    probe = ("import sys, ptxspec; s = ptxspec.load(); heavy = ('numpy', 'yaml', 'jsonschema', 'sqlite_utils'); "
+             "loaded = lambda m: m in sys.modules and type(sys.modules[m]).__name__ != '_LazyModule'; "
+             "print(sorted(m for m in heavy if loaded(m))); "
+             "v = s.variant('mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32'); print(v.fragment('d').shape); "
+             "print(loaded('numpy'))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         env={**os.environ, cache.ENV: str(cache_dir)}).stdout.split("\n")
+    assert out[0] == "[]", out
+    assert out[1] == str(np.zeros((32, 4, 2)).shape) and out[2] == "True"
+    assert np.__version__.encode() in cache._numpy_version()

@@ -87,7 +87,7 @@ def test_link_to_a_regular_file_is_read(tree):
 
 def test_unreadable_file_is_a_located_error(tree, monkeypatch):
     """(Root reads anything, so the permission error is simulated where the loader opens files.)"""
-    from ptxspec.loading import yamlsrc
+    from ptxspec.core import files
     victim = str(tree / "types.yaml")
     real_open = os.open
 
@@ -96,7 +96,7 @@ def test_unreadable_file_is_a_located_error(tree, monkeypatch):
             raise PermissionError(13, "Permission denied", victim)
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(yamlsrc.os, "open", deny)
+    monkeypatch.setattr(files.os, "open", deny)
     assert problems(tree) == ["types.yaml:1: cannot read: Permission denied"]
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 _USING = re.compile(r"using\s+(\w+)\s*=\s*([^;]+);")
 _TEMPLATE = re.compile(r"template\s*<([^<>]*)>\s*$")  # right before a `using`: its parameters

@@ -23,7 +23,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.audit import cute_traits
 from ptxspec.audit.findings import Binding, Finding

@@ -17,7 +17,7 @@ import ast
 import marshal
 from functools import lru_cache
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 MAX_LENGTH = 400
 MAX_CONST = 1 << 40

@@ -8,11 +8,12 @@ slot's top bits; the low bits are ignored, as the tensor cores ignore them.
 """
 from __future__ import annotations
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.core.values import dtype_of, from_codes
 
-_NUMPY_FLOAT = {(11, 52): (np.float64, np.uint64), (8, 23): (np.float32, np.uint32), (5, 10): (np.float16, np.uint16)}
+#: (exponent, mantissa) widths -> the numpy float type of that IEEE format and its unsigned code type
+_NUMPY_FLOAT = {(11, 52): ("float64", "uint64"), (8, 23): ("float32", "uint32"), (5, 10): ("float16", "uint16")}
 
 
 def decode(spec, tname: str, codes) -> np.ndarray:

@@ -24,7 +24,7 @@ widths, bias, special values, sign), never by type name.
 from __future__ import annotations
 
 import lazy_loader
-import numpy as np
+from ptxspec.core.lazy import np
 
 ml_dtypes = lazy_loader.load("ml_dtypes")  # imported when first needed: a model loads without it
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import operator
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 __all__ = ["words", "integer", "address", "addresses", "ADDRESS_BITS"]
 

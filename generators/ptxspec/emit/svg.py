@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 FONT = "ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace"
 # One fill per lane-in-quad (t % 4), light enough for black text, distinct for colour-blind readers.

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import cast
 
 import jinja2
-import numpy as np
+from ptxspec.core.lazy import np
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 

@@ -6,7 +6,9 @@ digests everything its loading read or ran: every file of the spec tree, of the 
 the evidence directory (where they lie, their paths and bytes; the digest of each record they
 name, against which the loader checks their results, and whether each notes file they name
 exists), every file of the ptxspec package itself (code and
-templates), and the Python and numpy versions (the pickle's, and `Formula`'s marshalled code).
+templates), and the Python and numpy versions (the pickle's, and `Formula`'s marshalled code; the
+resolver computes with numpy). numpy's version is read from its installed files: reading a cached
+model imports no numpy.
 Change any of them and the key changes: the spec is resolved and checked in full, and the new
 model is filed under the new key. A changed spec is never read from the cache.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import importlib.machinery
 import io
 import os
 import pickle
@@ -31,7 +34,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import platformdirs
 
 from ptxspec.core.paths import EVIDENCE_FILES, PTXAS_EVIDENCE_FILES, schema_dir
@@ -75,10 +77,23 @@ def _digest_tree(hasher, root: Path, skip: tuple[str, ...] = (), pattern: str = 
             hasher.update(rel + b"\0dir\0")
 
 
+def _numpy_version() -> bytes:
+    """The installed numpy's version file (`numpy/version.py`: its version and git revision), found as
+    `import numpy` would find it, without importing it (sys.modules may hold ptxspec.core.lazy's
+    placeholder, which any attribute read would load)."""
+    found = importlib.machinery.PathFinder.find_spec("numpy")
+    if found is None or not found.submodule_search_locations:
+        return b"no numpy"
+    for where in found.submodule_search_locations:
+        with contextlib.suppress(OSError):
+            return (Path(where) / "version.py").read_bytes()
+    return b"numpy without version.py"
+
+
 def key(spec_dir: Path, evidence_dir: Path | None) -> str:
     """The digest of everything loading `spec_dir` (with `evidence_dir`) reads or runs."""
     h = hashlib.sha256(FORMAT + b"\0" + __version__.encode() + b"\0" + sys.version.encode() + b"\0"
-                       + np.__version__.encode() + b"\0")
+                       + _numpy_version() + b"\0")
     h.update("\0".join(referenced(evidence_dir)).encode() + b"\0")  # the records and notes evidence names
     for label, root, skip, pattern in (("spec", spec_dir, (), "**/*"), ("schema", schema_dir(), (), "**/*"),
                                        ("evidence", evidence_dir, (), EVIDENCE_FILES),

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from pathlib import PurePosixPath
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.core.errors import Pos, PosDict, PosList, Problems
 from ptxspec.core.expr import ExprError

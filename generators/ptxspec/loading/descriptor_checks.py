@@ -16,7 +16,7 @@ Each problem points at the line that states the offending fact (the formula at f
 """
 from __future__ import annotations
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.core.errors import Pos
 from ptxspec.core.expr import ExprError

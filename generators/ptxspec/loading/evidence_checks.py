@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from ptxspec.core.errors import Pos, Problems
 from ptxspec.loading.evidence_records import RecordError, read_record
-from ptxspec.loading.yamlsrc import read_regular
+from ptxspec.core.files import read_regular
 
 __all__ = ["check_evidence", "json_positions", "locate", "referenced", "GPU_ARCH", "EVIDENCE_BYTES"]
 

@@ -12,7 +12,7 @@ import jsonschema
 from ptxspec.core.errors import Pos, Problems
 from ptxspec.core.paths import EVIDENCE_FILES, schema_dir
 from ptxspec.loading.evidence_checks import EVIDENCE_BYTES, check_evidence, locate
-from ptxspec.loading.yamlsrc import read_regular
+from ptxspec.core.files import read_regular
 from ptxspec.model.evidence import Evidence, EvidenceIndex, Result
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.core.errors import Pos, did_you_mean
 from ptxspec.core.expr import ExprError, compile_formula

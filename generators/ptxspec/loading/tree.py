@@ -25,7 +25,8 @@ from ptxspec.core.paths import default_spec_dir, repo_root, schema_dir  # noqa: 
 from ptxspec.loading.compose import compose
 from ptxspec.loading.upgrade import MOVED
 from ptxspec.loading.upgrade import upgrade as upgrade_tree
-from ptxspec.loading.yamlsrc import load_file, read_regular
+from ptxspec.core.files import read_regular
+from ptxspec.loading.yamlsrc import load_file
 
 KINDS = ("isa", "types", "family", "instruction", "layouts", "smem", "descriptor", "errata", "numerics")
 SCHEMA_BASE = "https://ptxspec.dev/schema/"

@@ -10,23 +10,19 @@ stand, so later passes (schema, model) can point at the exact line of a bad valu
 """
 from __future__ import annotations
 
-import errno
-import os
 import re
-import stat
 from typing import Any
 
 import yaml
 
 from ptxspec.core.errors import Pos, PosDict, PosList, Problems
+from ptxspec.core.files import read_regular
 
 #: Upper bound on values built from one file; a spec file has a few thousand at most, so this
 #: only stops alias bombs ("billion laughs").
 MAX_NODES = 200_000
 #: Deepest nesting of mappings and sequences; spec files nest a handful of levels.
 MAX_DEPTH = 64
-#: Largest spec file read; the biggest real one is under 30 KB.
-MAX_FILE_BYTES = 1 << 20
 #: Integers are bounded at load: every count, width and code of a spec fits in 64 bits, and a
 #: bound here keeps huge literals (thousands of digits) away from int() and from numpy.
 INT_BITS = 63
@@ -249,36 +245,6 @@ def _too_deep(text: str, path: str, loader) -> Pos | None:
         elif cls in _CLOSE:
             depth -= 1
     return None
-
-
-def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of a regular file (a symbolic link to one is followed), never blocking on a FIFO
-    or reading a device; OSError for anything else, with a message fit for a located error."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(errno.EINVAL, f"not a regular file ({_file_type(st.st_mode)})")
-        if st.st_size > limit:
-            raise OSError(errno.EFBIG, f"file of {st.st_size} bytes; spec files stay under {limit} bytes")
-        chunks, size = [], 0
-        while chunk := os.read(fd, 1 << 16):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > limit:  # the file grew while we read it
-                raise OSError(errno.EFBIG, f"file larger than {limit} bytes; spec files stay smaller")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def _file_type(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
-        if test(mode):
-            return name
-    return "a special file"
 
 
 def load_file(path: str, problems: Problems, raw: bytes | None = None) -> Any:

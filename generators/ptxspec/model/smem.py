@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.core.expr import Formula
 from ptxspec.core.words import integer

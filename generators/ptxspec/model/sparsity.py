@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.core.errors import Pos
 from ptxspec.core.expr import Formula, compile_formula

@@ -19,7 +19,7 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.core.expr import Formula
 from ptxspec.core.words import integer

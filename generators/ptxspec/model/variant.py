@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.core.errors import Pos
 from ptxspec.core.values import from_codes, to_codes

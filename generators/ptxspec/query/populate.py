@@ -18,7 +18,7 @@ import re
 import sqlite3
 from functools import lru_cache
 
-import numpy as np
+from ptxspec.core.lazy import np
 import sqlite_utils
 
 from ptxspec.core.paths import schema_dir

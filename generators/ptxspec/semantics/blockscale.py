@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.semantics import numerics as nm
 from ptxspec.semantics import fdpa

@@ -2,7 +2,7 @@
 rounded fused multiply-adds)."""
 from __future__ import annotations
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.core.formats import decode
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.model import smem as smem_mod
 from ptxspec.model.kinds import kind_of

@@ -3,7 +3,7 @@ writes where a target has no tensor-core form (fp8 via f16 steps, an f32 FMA cha
 `ptxspec.semantics.numerics` for the models and where each was measured."""
 from __future__ import annotations
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.semantics.fields import (
     Fields,

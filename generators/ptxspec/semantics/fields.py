@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.core.formats import decode
 

@@ -11,7 +11,7 @@ container shift. Addresses are byte addresses of the memory image, whose byte 0 
 """
 from __future__ import annotations
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.semantics.operands import OperandError, address, addresses, integer, memory_image, registers
 

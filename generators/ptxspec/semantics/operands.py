@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.core.words import address, addresses, integer, words
 from ptxspec.model.kinds import kind_of

@@ -20,7 +20,7 @@ j * element_units.
 """
 from __future__ import annotations
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 __all__ = ["geometry", "nibble_to_kept", "kept_to_nibble", "random_kept", "compress", "expand", "scatter_index",
            "pack_metadata", "unpack_metadata", "metadata_map"]

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.semantics import blockscale
 from ptxspec.model import descriptors as D

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.diff.registry import Finding, rule
 from ptxspec.diff.rules.named_definitions import same_definition

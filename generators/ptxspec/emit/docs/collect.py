@@ -7,7 +7,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.emit.docs.figures import (
     ROLE_TITLES,

@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.emit import svg
 from ptxspec.model.descriptors import BitDescriptor, DescriptorLayout

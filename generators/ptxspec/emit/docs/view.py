@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 
-import numpy as np
+from ptxspec.core.lazy import np
 
 from ptxspec.emit.docs import collect
 from ptxspec.emit.docs import figures as F
