@@ -3,8 +3,10 @@
 Two layouts hold the same files under the same relative paths (`spec/`, `schema/`,
 `generated/ptxspec.sqlite`, ...):
 
-- an installed wheel carries them as package data, `ptxspec/data/`, found through
-  `importlib.resources` (the build backend's hook, `hatch_build.py`, copies `PACKAGE_DATA` there);
+- an installed wheel carries them as package data, `ptxspec/data/` beside the package's modules
+  (the build backend's hook, `hatch_build.py`, copies `PACKAGE_DATA` there). They are found from
+  the package's own directory: SQLite opens only real files, so a zipped install cannot work, and
+  `importlib.resources` (a third of the query command's imports) would add nothing;
 - a source checkout (editable install, or `PYTHONPATH=generators:generated`) is itself that
   root: the package's data directory is absent, and the checkout is recognised by its
   `pyproject.toml` and `spec/isa.yaml` two levels above the package.
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 #: The files an installed package needs, as globs relative to the root (the checkout): what `load`,
@@ -32,7 +33,8 @@ PACKAGE_DATA = (
     "examples/*.j2",
 )
 DATA_PACKAGE_DIR = "data"  # inside the `ptxspec` package
-_PACKAGE = "ptxspec"  # the package whose data directory holds the files (this module lives in ptxspec.core)
+#: the directory of the package whose data directory holds the files (this module lives in ptxspec.core)
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
 class DataNotFound(Exception):
@@ -42,10 +44,9 @@ class DataNotFound(Exception):
 @lru_cache(maxsize=1)
 def checkout_root() -> Path | None:
     """The source checkout this package runs from, or None when it is installed from a wheel."""
-    packaged = resources.files(_PACKAGE) / DATA_PACKAGE_DIR
-    if packaged.is_dir():
+    if (_PACKAGE_DIR / DATA_PACKAGE_DIR).is_dir():
         return None
-    root = Path(__file__).resolve().parents[3]  # generators/ptxspec/core/paths.py -> the checkout
+    root = _PACKAGE_DIR.parents[1]  # generators/ptxspec/core/paths.py -> the checkout
     if (root / "pyproject.toml").is_file() and (root / "spec" / "isa.yaml").is_file():
         return root
     return None
@@ -54,15 +55,15 @@ def checkout_root() -> Path | None:
 @lru_cache(maxsize=1)
 def data_root() -> Path:
     """The directory holding spec/, schema/, generated/... (package data, or the checkout)."""
-    packaged = resources.files(_PACKAGE) / DATA_PACKAGE_DIR
+    packaged = _PACKAGE_DIR / DATA_PACKAGE_DIR
     if packaged.is_dir():
-        if not isinstance(packaged, Path):  # a zipped install: package data must be real files here
-            raise DataNotFound(f"ptxspec's package data is not on the file system ({packaged}); "
-                               "install the wheel unzipped (pip does)")
         return packaged
     root = checkout_root()
     if root is None:
-        raise DataNotFound(f"ptxspec's package data ({packaged}) is missing and {Path(__file__).parents[1]} "
+        if not _PACKAGE_DIR.is_dir():  # imported from a zip file: package data must be real files here
+            raise DataNotFound(f"ptxspec's package data is not on the file system ({packaged}); "
+                               "install the wheel unzipped (pip does)")
+        raise DataNotFound(f"ptxspec's package data ({packaged}) is missing and {_PACKAGE_DIR} "
                            "is not in a source checkout; reinstall ptxspec")
     return root
 

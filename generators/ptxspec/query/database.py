@@ -7,7 +7,6 @@ parameter; column names are checked against the database's own columns before us
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
 import json
 import math
@@ -18,6 +17,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import lazy_loader
+
 from ptxspec.model.catalog import Catalog, LookupFailed
 
 OPERATORS = ("!=", ">=", "<=", "=", ">", "<", "~")  # ~ : SQL LIKE with * as wildcard
@@ -26,6 +27,8 @@ BOOLEAN_COLUMNS = ("satfinite", "sparse")
 FRAGMENT_FIELDS = ("variant_id", "operand", "thread", "reg", "slot", "row", "col")
 SCALE_FIELDS = ("variant_id", "operand", "byte_id", "thread_id", "thread", "byte", "row", "col", "k_block", "k_first",
                 "k_last")
+difflib = lazy_loader.load("difflib")  # "did you mean", only for a word that names nothing
+
 JSON_COLUMNS = ("targets", "requires", "regs", "selectors", "metadata_nibbles", "rules", "evidence", "format", "legal_values", "params")
 
 
