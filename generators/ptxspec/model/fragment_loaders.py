@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import numpy as np
+from ptxspec.core.lazy import np
+from ptxspec.model.lane_formulas import LANES, bit_formula
 
-LANES = 32
 ROW_BITS = 128  # one ldmatrix row: 16 bytes
 
 
@@ -85,6 +85,13 @@ class FragmentBits:
     data_bits: int       # bits of the element proper
     shift: int           # lowest element bit inside its container
     bits: np.ndarray | None = None  # the register bits the last axis holds (None: all 32, in order)
+
+    def identity(self) -> tuple:
+        """What every composition of the fragment depends on: two fragments of one identity (f16 and
+        bf16 elements of one layout, one map written for several shapes) compose alike."""
+        return (self.threads, self.regs, self.width, self.data_bits, self.shift,
+                None if self.bits is None else self.bits.tobytes(), self.row.tobytes(), self.col.tobytes(),
+                self.ebit.tobytes())
 
     def part(self, threads: slice, regs: slice) -> "FragmentBits":
         r, c, e = self.row[threads, regs], self.col[threads, regs], self.ebit[threads, regs]
@@ -191,9 +198,16 @@ def _cut_map(m: MovementMap, keep: bytes) -> MovementMap:
     return MovementMap(m.opcode, m.regs, m.lane[..., bits], m.rowbit[..., bits], m.packed)
 
 
-def compose(fb: FragmentBits, m: MovementMap, storage: Storage, reduced: dict | None = None) -> Loader:
+def compose(fb: FragmentBits, m: MovementMap, storage: Storage, reduced: dict | None = None,
+            firsts: dict | None = None) -> Loader:
     """Solve for the row address of every lane of every instruction. `reduced` keeps the
-    fragment's arrays cut to each set of run starts, for the next form with the same set."""
+    fragment's arrays cut to each set of run starts, for the next form with the same set;
+    `firsts` the answers for the first instruction of the first warp, for the next fragment that
+    begins alike (of one LoaderTable: its forms live as long, so a form's id names it)."""
+    form = m
+    unfit = _unfit(fb, m)
+    if unfit is not None:  # most forms, and cheaply: before the arrays are cut
+        return unfit
     keep = _run_starts(fb, m)
     if len(keep) < 32:
         key = keep.tobytes()
@@ -208,18 +222,34 @@ def compose(fb: FragmentBits, m: MovementMap, storage: Storage, reduced: dict | 
                 reduced[key] = cut
         fb = cut
         m = _cut_map(m, key)
+    if firsts is not None and (fb.regs > m.regs or fb.threads > LANES):
+        part = fb.part(slice(0, LANES), slice(0, m.regs))
+        k = (id(form), keep.tobytes(), storage.name, part.identity())
+        first = firsts.get(k)
+        if first is None:
+            first = firsts[k] = _compose(part, m, storage, keep)
+        if not first.ok:
+            return first
+        return _compose(fb, m, storage, keep, first_ok=True)
     return _compose(fb, m, storage, keep)
 
 
-def _compose(fb: FragmentBits, m: MovementMap, storage: Storage, bits: np.ndarray) -> Loader:
-    """compose() on the register bits `bits` (the last axis of every array)."""
+def _unfit(fb: FragmentBits, m: MovementMap) -> Loader | None:
+    """Why the form cannot load the fragment whatever its map: elements of another width, or a
+    register count that is no multiple of the form's."""
     if m.packed and fb.data_bits != m.packed:
         return Loader(False, f"the form unpacks {m.packed}-bit elements, the fragment holds {fb.data_bits}-bit ones")
     if fb.regs % m.regs:
         return Loader(False, f"{fb.regs} registers are not a whole number of {m.regs}-register loads")
+    return None
+
+
+def _compose(fb: FragmentBits, m: MovementMap, storage: Storage, bits: np.ndarray, first_ok: bool = False) -> Loader:
+    """compose() on the register bits `bits` (the last axis of every array), the fragment fit for
+    the form (_unfit); `first_ok`: its first instruction of the first warp composes."""
     n = fb.regs // m.regs
     warps = fb.threads // LANES
-    if n > 1 or warps > 1:
+    if (n > 1 or warps > 1) and not first_ok:
         # most forms fail on the first instruction of the first warp already: try that alone first
         first = _compose(fb.part(slice(0, LANES), slice(0, m.regs)), m, storage, bits)
         if not first.ok:
@@ -268,56 +298,6 @@ def _compose(fb: FragmentBits, m: MovementMap, storage: Storage, bits: np.ndarra
     as_table = lambda a: np.where(used, a, -1).reshape(warps, n, LANES).transpose(0, 2, 1).reshape(fb.threads, n)
     rows, cols = as_table(found["stored row"]), as_table(col)
     return Loader(True, "", n, rows, cols, bit_formula(rows), bit_formula(cols))
-
-
-# ---------------------------------------------------------------------------------------------
-# Formulas: the per-lane values as a base plus one term per set bit of the lane, the instruction
-# `i` and the warp (the form every movement and fragment map here has), rendered as bit fields.
-def _render(terms: list[tuple[int, int]], var: str) -> str:
-    parts = []
-    i = 0
-    while i < len(terms):
-        b, d = terms[i]
-        j = i
-        while j + 1 < len(terms) and terms[j + 1][0] == terms[j][0] + 1 and terms[j + 1][1] == 2 * terms[j][1]:
-            j += 1
-        width = terms[j][0] - b + 1
-        bits = f"({var} >> {b})" if b else var
-        bits = f"({bits} & {(1 << width) - 1})"
-        parts.append(bits if d == 1 else f"{d}*{bits}")
-        i = j + 1
-    return " + ".join(parts)
-
-
-def bit_formula(values: np.ndarray, what: str = "") -> str:
-    """values (threads, instructions), -1 where the lane names no row: `base + terms(lane) +
-    terms(i) + terms(warp)`, or "" when the values are not of that form."""
-    threads, n = values.shape
-    v = values.reshape(threads // LANES, LANES, n).transpose(0, 2, 1)  # warp, instruction, lane
-    used = v >= 0
-    if not used[0, 0, 0]:
-        return ""
-    base = int(v[0, 0, 0])
-    W, I, L = v.shape
-    idx = np.meshgrid(np.arange(W), np.arange(I), np.arange(L), indexing="ij")
-    pred = np.full(v.shape, base, np.int64)
-    text = []
-    for name, axis, size in (("lane", 2, L), ("i", 1, I), ("warp", 0, W)):
-        terms = []
-        for b in range(int(size - 1).bit_length()):
-            at = [0, 0, 0]
-            at[axis] = 1 << b
-            if not used[tuple(at)]:
-                continue
-            d = int(v[tuple(at)]) - base
-            if d:
-                terms.append((b, d))
-                pred += ((idx[axis] >> b) & 1) * d
-        if terms:
-            text.append(_render(terms, name))
-    if not np.array_equal(pred[used], v[used]):
-        return ""
-    return " + ".join(([str(base)] if base else []) + text) or "0"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -403,6 +383,8 @@ class LoaderTable:
         for m in self.forms:
             self._form_breaks[1:] |= _movement_breaks(m.map)
         self._cache: dict[tuple, dict] = {}
+        self._solved: dict[tuple | None, dict] = {}  # FragmentBits.identity() -> its answers
+        self._firsts: dict[tuple, Loader] = {}  # compose()'s answers for first instructions
         self._complete = False
 
     def _compose_all(self) -> None:
@@ -433,7 +415,11 @@ class LoaderTable:
     def results(self, v, matrix) -> dict:
         k = self.key(v, matrix)
         if k not in self._cache:
-            self._cache[k] = _solve(v, matrix, self.forms, self._form_breaks)
+            fb = fragment_bits(v, matrix, self._form_breaks)
+            same = None if fb is None else fb.identity()
+            if same not in self._solved:
+                self._solved[same] = _solve(fb, self.forms, self._firsts)
+            self._cache[k] = self._solved[same]
         return self._cache[k]
 
     def keyed_rows(self):
@@ -476,15 +462,15 @@ def _why_not(found) -> str:
     return _best_reason([(m.form, r.reason) for m, r in found])
 
 
-def _solve(v, matrix, forms, only: np.ndarray) -> dict:
-    """Every form composed with one fragment, both storages; `only`: where any form's runs begin."""
-    fb = fragment_bits(v, matrix, only)
+def _solve(fb: FragmentBits | None, forms, firsts: dict) -> dict:
+    """Every form composed with one fragment (built holding the bits where any form's runs begin),
+    both storages; None: a fragment of 64-bit elements."""
     out: dict = {}
     reduced: dict = {}
     for storage in (ROW, COL):
         for m in forms:
             out.setdefault((storage.name, m.semantics), []).append(
-                (m, None if fb is None else compose(fb, m.map, storage, reduced)))
+                (m, None if fb is None else compose(fb, m.map, storage, reduced, firsts)))
     return out
 
 
