@@ -458,6 +458,12 @@ case("unknown_family",
      {FENCE: edit_real(FENCE, ("family: wgmma", "family: wgmmma"))},
      [(FENCE, "family:", "unknown family 'wgmmma' (did you mean 'wgmma'?)")])
 
+case("family_not_a_string",
+     "An instruction's `family` a YAML list (`!!seq []`): read before the schema pass to find the family's "
+     "pieces, it was hashed as a name (an internal error; fuzz seed 33, tree 1717).",
+     {FENCE: edit_real(FENCE, ("family: wgmma", "family: !!seq []"))},
+     [(FENCE, "family: !!seq []", "family: [] is not of type 'string'")])
+
 case("unknown_target_in_requires",
      "`requires` names a target isa.yaml does not list.",
      {COMMIT: spelled_out(COMMIT, '{ptx: "8.0", targets: sm_91a}')},
@@ -491,6 +497,11 @@ case("layouts_unknown_family",
      "A layouts file for a family that does not exist.",
      {LAYOUTS: edit_real(LAYOUTS, ("family: wgmma", "family: wgmmx"))},
      [(LAYOUTS, "family: wgmmx", "unknown family 'wgmmx' (did you mean 'wgmma'?)")])
+
+case("layouts_family_a_mapping",
+     "A layouts file's `family` a mapping: no name (fuzz seed 33, tree 1717, in another kind of file).",
+     {LAYOUTS: edit_real(LAYOUTS, ("family: wgmma", "family: {name: wgmma}"))},
+     [(LAYOUTS, "family: {name: wgmma}", "family: {'name': 'wgmma'} is not of type 'string'")])
 
 case("smem_unknown_family",
      "A shared-memory file for a family that does not exist.",

@@ -291,8 +291,9 @@ def _composed(parsed, problems: Problems, unread: set[str]):
     out = []
     for path, kind, data, misplaced in parsed:
         folder, scope, sink = os.path.dirname(path), None, problems
-        if kind == "instruction":
-            scope = by_folder.get(folder, by_name.get(data.get("family")))
+        if kind == "instruction":  # `family` is not checked yet (the schema pass comes after): a list or a
+            # mapping there is no name to look up (fuzz seed 33, tree 1717: `family: !!seq []` was hashed)
+            scope = by_folder[folder] if folder in by_folder else by_name.get(_text(data.get("family")))
             sink = Problems() if folder in broken else problems
         before = len(sink.items)
         composed = compose(data, scope, sink, used, own_used_here=kind != "family")
@@ -305,6 +306,11 @@ def _composed(parsed, problems: Problems, unread: set[str]):
             if (id(pieces), name) not in used:
                 problems.add(pieces.at(name), f"piece {name!r} of the family is used by none of its instruction files")
     return out
+
+
+def _text(value: Any) -> str | None:
+    """A document's field read before the schema pass: the string it is, or None (never hashed as it is)."""
+    return value if isinstance(value, str) else None
 
 
 def tree_digest(directory: Path, pattern: str, exclude: tuple[str, ...] = ()) -> str:

@@ -46,7 +46,7 @@ def _sparsity(family: str, rule) -> tuple[str, PosDict] | None:
         nibbles = [int(code, 2) for code in codes]
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
-    if units is None or (subs == 2 and unit != 1):
+    if units is None or (subs == 2 and unit != 1) or not isinstance(codes, PosDict):  # (codes: {nibble: ...})
         return None
     at = rule.at
     body = [("manual", rule.get("manual", ""))] + list(units.items()) + [("chunk", 4), ("kept", 2)]
@@ -58,21 +58,30 @@ def _sparsity(family: str, rule) -> tuple[str, PosDict] | None:
     return f"{family}.sparse.{chunk // 2}of{chunk}", _dict(body, rule.pos, pos)
 
 
+def _name(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def upgrade(parsed: list[tuple]) -> list[tuple]:
     """(path, kind, data, misplaced) documents, with moved facts where they live now."""
-    layouts = {d.get("family"): d for _, kind, d, _ in parsed if kind == "layouts"}
+    # before the schema pass: a `family` that is no string (a list, a mapping) names no file (fuzz seed 33, tree 1717)
+    layouts = {_name(d.get("family")): d for _, kind, d, _ in parsed if kind == "layouts"}
+    layouts.pop(None, None)
     for _, kind, d, _ in parsed:
         if kind != "descriptor" or not any(k in d for k in (*_TMEM, "sparsity")):
             continue
-        target = layouts.get(d.get("family"))
+        target = layouts.get(_name(d.get("family")))
         if target is None or "tmem" in target:
             continue  # nowhere to move them: the schema reports them where they are
         rules = d.get("sparsity", [])
+        if not isinstance(rules, list):
+            continue  # not yet schema-checked: the schema pass reports it where it is
         named = [_sparsity(str(d.get("family")), r) if isinstance(r, PosDict) else None for r in rules]
         if None in named:
             continue
         tmem = [("descriptor", d.get("name"))]
-        kinds = {k: name for (name, _), r in zip(named, rules) for k in r.get("kinds", [])}  # type: ignore[misc]
+        kinds = {k: name for (name, _), r in zip(named, rules) for k in r.get("kinds", [])  # type: ignore[misc]
+                 if isinstance(k, str)}  # (anything else: the schema reports it)
         if kinds:
             tmem.append(("sparsity", _dict(kinds.items(), d.at("sparsity"), {k: d.at("sparsity") for k in kinds})))
         tmem += [(new, d[old]) for old, new in _TMEM.items() if old in d]
