@@ -1413,6 +1413,17 @@ case("format_narrower_than_its_type",
      [(TYPES, "format: {exponent: 8, mantissa: 10", "type tf32: its format's fields (1 sign + 8 exponent + 10 "
                                                     "mantissa bits) fill 19 bits, but the type has 32")])
 
+case("format_bias_beyond_its_exponent",
+     "ue4m3's bias 65 for a 4-bit exponent field (stored 0 to 15): no code is 1.0 or above (fuzz seed 33, tree 9057).",
+     {TYPES: edit_real(TYPES, ("signed: false\n    format: {exponent: 4, mantissa: 3, bias: 7,",
+                               "signed: false\n    format: {exponent: 4, mantissa: 3, bias: 65,"))},
+     [(TYPES, "bias: 65", "type ue4m3: bias 65 is outside 0 to 15, the domain of its 4-bit exponent field")])
+
+case("format_bias_negative",
+     "f16 with bias -1: every code 2 or above, no 1.0 (the schema's minimum).",
+     {TYPES: edit_real(TYPES, ("format: {exponent: 5, mantissa: 10, bias: 15,", "format: {exponent: 5, mantissa: 10, bias: -1,"))},
+     [(TYPES, "bias: -1", "bias: -1 is less than the minimum of 0")])
+
 case("swizzle_constant",
      "The swizzle formula replaced by 0: every byte to address 0.",
      {SMEM: edit_line(SMEM, "swizzle", '"0"')},
