@@ -1665,6 +1665,15 @@ case("rules_contradict",
        "tcgen05.mma.cta_group::1.kind::i8 differently: this one and the one at ")])
 
 
+case("layout_shared_broken_no_echo",
+     "wgmma.d, the layout of D in both wgmma instructions, dividing by zero: reported once, for the first; "
+     "the second's groups stopped at the layout without a problem of their own, and the family's mixed-sign "
+     "refinements, matching none of its variants, were reported as matching no variant.",
+     {LAYOUTS: edit_real(LAYOUTS, ("    rows: 64\n    cols: N\n    elements: N/2\n",
+                                   '    rows: 64\n    cols: "N // 0"\n    elements: N/2\n'))},
+     [(LAYOUTS, "  wgmma.d:", "layout wgmma.d for m64n8k16: division by zero in 'N // 0'")])
+
+
 BY_NAME = {}
 for _c in CASES:
     assert _c["name"] not in BY_NAME, f"case {_c['name']} defined twice"

@@ -81,6 +81,10 @@ class VariantExpander:
         self._targets_src: dict[frozenset, tuple[Origin, ...]] = {}
         self.maps = MapChecks(ctx, spec, layouts, family_docs)
         self._shared: dict = {}  # equal parts of variants, made one object (memory, the model cache)
+        #: groups whose expansion stopped at a problem: reported here, or already, once, for a layout an earlier
+        #: group shares (adding nothing to the problems the resolver counts: their refinements then matched
+        #: nothing, and that echo was reported too)
+        self.stopped = 0
 
     def shared(self, key, make):
         """One object for every variant whose part is `key`: made by make() the first time."""
@@ -100,6 +104,7 @@ class VariantExpander:
                 excluded += 1
                 continue
             if var is None:
+                self.stopped += 1
                 return
             self.add(var)
             made += 1

@@ -81,14 +81,14 @@ class InstructionResolver:
                            opcode=d["opcode"], rules=rules, requirement=base, pos=d.pos,
                            path=doc.path, semantics=d["semantics"])
         s.instructions[inst.name] = inst
-        before = len(self.p.items)
+        before, stopped = len(self.p.items), self.expander.stopped
         refinements = [self.refinement(fam, r, Origin(d["refinements"], i))
                        for i, r in enumerate(d.get("refinements", []))]
         for gi, g in enumerate(d["groups"]):
             plan = self.plan(inst, d, g, d["groups"].at(gi), base)
             if plan is not None:
                 self.expander.expand(plan, refinements)
-        if len(self.p.items) != before:
+        if len(self.p.items) != before or self.expander.stopped != stopped:
             self.failed.add(inst.name)
         else:  # a failed group may be why a refinement matches nothing
             for r in refinements:
