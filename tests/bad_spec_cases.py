@@ -1674,6 +1674,38 @@ case("layout_shared_broken_no_echo",
      [(LAYOUTS, "  wgmma.d:", "layout wgmma.d for m64n8k16: division by zero in 'N // 0'")])
 
 
+# The size of every matrix a variant takes (ptxspec.loading.matrix_sizes): a matrix no fragment layout
+# maps (tcgen05's, in tensor memory) had its formulas parsed and never evaluated (fuzz seed 33, tree 528).
+_LUT = 'lut: {description: "The lookup table of .decompress::lut::b in TMEM (B\'s codes index it).", rows: "K", cols: "N"'
+case("matrix_rows_past_every_bound",
+     "tcgen05's lookup table with 2**64 rows: only tcgen05.mma's .decompress::lut::b takes it, sized at the "
+     "shapes its instruction descriptor allows (fuzz seed 33, tree 528).",
+     {_TFAM: edit_real(_TFAM, (_LUT, _LUT.replace('rows: "K"', 'rows: "2**64"')))},
+     [(_TFAM, "  lut: {", "matrix lut: rows for tcgen05.mma.cta_group::1.kind::f8f6f4.decompress::lut::b")])
+case("matrix_rows_negative",
+     "tcgen05's lookup table with -K rows.",
+     {_TFAM: edit_real(_TFAM, (_LUT, _LUT.replace('rows: "K"', 'rows: "-K"')))},
+     [(_TFAM, "  lut: {", "matrix lut: rows '-K' is -32 for tcgen05.mma.cta_group::1.kind::f8f6f4.decompress::lut::b "
+       "(M = 32, N = 64, K = 32, a shape its instruction descriptor allows): a matrix has 1 to 4096 rows")])
+case("matrix_cols_divide_by_zero",
+     "tcgen05's lookup table with 1 // 0 columns.",
+     {_TFAM: edit_real(_TFAM, (_LUT, _LUT.replace('cols: "N"', 'cols: "1 // 0"')))},
+     [(_TFAM, "  lut: {", "division by zero in '1 // 0'")])
+case("matrix_cols_empty_for_a_shape",
+     "The values tcgen05.ld.spcompress keeps, N*K/4 - 16 of them: none, or fewer, for the smaller shapes "
+     "(a matrix of the opcode's shape that no fragment layout maps).",
+     {_TFAM: edit_real(_TFAM, ('    cols: "N * K // 2"\n    type: dtype', '    cols: "N * K // 4 - 16"\n    type: dtype'))},
+     [(_TFAM, 'cols: "N * K // 4 - 16"', "matrix kept: cols 'N * K // 4 - 16' is -15 for "
+       "tcgen05.ld.red.spcompress.sync.aligned.32x32b.x4.sp::2:4.min.f32.b2 (m32n4k1): a matrix has 1 to 4096 cols")])
+case("matrix_rows_past_max_dim",
+     "wgmma's B (in shared memory: no fragment layout maps it) with 256*K + 1 rows: 4097 at K = 16, one past "
+     "the bound of every matrix (model.fragments.MAX_DIM).",
+     {FAMILY: edit_real(FAMILY, ('"The multiplicand B, K x N (always in shared memory).", rows: "K"',
+                                 '"The multiplicand B, K x N (always in shared memory).", rows: "256 * K + 1"'))},
+     [(FAMILY, 'rows: "256 * K + 1"', "matrix b: rows '256 * K + 1' is 4097 for wgmma.mma_async.sync.aligned.m64n8k16"
+       ".f16.f16.f16 (m64n8k16): a matrix has 1 to 4096 rows")])
+
+
 BY_NAME = {}
 for _c in CASES:
     assert _c["name"] not in BY_NAME, f"case {_c['name']} defined twice"

@@ -18,6 +18,8 @@ built model as a whole, after resolution, against facts the spec states once:
   units of the chunk that make whole elements, and ordered metadata leaves some nibble valid;
 - shared memory: the swizzle formula permutes the bytes of each repeating pattern of each mode;
 - run-time descriptors and their tensor-memory placements (ptxspec.loading.descriptor_checks);
+- matrices: every matrix a variant takes has 1 to MAX_DIM rows and columns at the variant's shapes
+  (ptxspec.loading.matrix_sizes), checked last, on a model nothing else is wrong with;
 - places: a family's files sit in the folder of that family.
 
 Each problem points at the YAML line that states the offending fact; a fact used by many
@@ -33,6 +35,7 @@ from ptxspec.core.lazy import np
 from ptxspec.core.errors import Pos, PosDict, PosList, Problems
 from ptxspec.core.expr import ExprError
 from ptxspec.loading.descriptor_checks import check_descriptors
+from ptxspec.loading.matrix_sizes import check_matrix_sizes
 from ptxspec.model.isa import TargetSetError, Version, resolve_target_set
 from ptxspec.model.spec import Spec
 from ptxspec.semantics.operands import checked
@@ -58,6 +61,8 @@ def check_model(p: Problems, spec: Spec, docs) -> None:
     _sparsities(report, spec, docs["layouts"])
     _swizzles(report, spec, docs["smem"])
     check_descriptors(report, spec, docs)
+    if not p.items:  # (a shape out of bounds, a descriptor's shapes in error: reported where they are written)
+        check_matrix_sizes(report, spec, {name: d.data for name, d in family_docs.items()})
 
 
 # -- files ------------------------------------------------------------------------------------
