@@ -338,6 +338,13 @@ case("family.removed", needs=("other family",), head=edit(lambda t: t.pop(OTHER_
      at=("base", OTHER_FAMILY, ["name"]))
 case("family.changed", needs=("other family",), head=edit(lambda t: t[OTHER_FAMILY].update(threads=128)),
      at=("head", OTHER_FAMILY, ["threads"]))
+# wgmma's B lies in shared memory: no fragment layout checks its size, only the formulas say it
+case("family.matrix.resized", head=edit(lambda t: t[FAMILY]["matrices"]["b"].update(rows="2 * K")),
+     at=("head", FAMILY, ["matrices", "b", "rows"]))
+case("family.matrix.rewritten", head=edit(lambda t: t[FAMILY]["matrices"]["b"].update(cols="N * 1")),
+     at=("head", FAMILY, ["matrices", "b", "cols"]))
+case("family.shape_bounds.changed", head=edit(lambda t: t[FAMILY]["shape_bounds"]["n"].update(max=512)),
+     at=("head", FAMILY, ["shape_bounds", "n", "max"]))
 case("smem.added", needs=("smem",), base=edit(lambda t: t.pop(SMEM)), at=("head", SMEM, []))
 case("smem.removed", needs=("smem",), head=edit(lambda t: t.pop(SMEM)), at=("base", SMEM, []))
 case("smem.changed", needs=("smem",), head=edit(lambda t: t[SMEM].update(swizzle=f"({t[SMEM]['swizzle']}) ^ 0")),
