@@ -16,6 +16,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import lazy_loader
 
@@ -27,7 +28,10 @@ BOOLEAN_COLUMNS = ("satfinite", "sparse")
 FRAGMENT_FIELDS = ("variant_id", "operand", "thread", "reg", "slot", "row", "col")
 SCALE_FIELDS = ("variant_id", "operand", "byte_id", "thread_id", "thread", "byte", "row", "col", "k_block", "k_first",
                 "k_last")
-difflib = lazy_loader.load("difflib")  # "did you mean", only for a word that names nothing
+if TYPE_CHECKING:
+    import difflib
+else:
+    difflib = lazy_loader.load("difflib")  # "did you mean", only for a word that names nothing
 
 JSON_COLUMNS = ("targets", "requires", "regs", "selectors", "metadata_nibbles", "rules", "evidence", "format", "legal_values", "params")
 
