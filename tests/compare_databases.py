@@ -44,16 +44,18 @@ def _relations(conn, schema: str) -> dict[str, str]:
                                           "('table', 'view') AND name NOT LIKE 'sqlite_%'")}
 
 
-def compare(old: Path, new: Path, ignore: set[str] = frozenset(), examples: int = 3) -> dict[str, tuple]:
+def compare(old: Path, new: Path, ignore: set[str] = frozenset(), examples: int = 3,
+            skip: set[str] = frozenset()) -> dict[str, tuple]:
     """table -> ((count, a few rows) only in OLD, (count, a few rows) only in NEW) for every table or
-    view that differs. SQLite computes the differences (EXCEPT), so memory stays small."""
+    view that differs, but those in `skip`. SQLite computes the differences (EXCEPT), so memory
+    stays small."""
     conn = sqlite3.connect(":memory:")
     conn.execute(f"ATTACH DATABASE '{old.as_posix()}' AS o")
     conn.execute(f"ATTACH DATABASE '{new.as_posix()}' AS n")
     out = {}
     ro, rn = _relations(conn, "o"), _relations(conn, "n")
     for name in sorted(set(ro) | set(rn)):
-        if name in PROVENANCE or name in INTERNAL:
+        if name in PROVENANCE or name in INTERNAL or name in skip:
             continue
         if name not in ro or name not in rn:
             out[name] = ((1, (f"{name}: only in NEW",) if name not in ro else (f"{name}: only in OLD",)), (0, ()))
