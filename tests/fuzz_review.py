@@ -1,7 +1,7 @@
 """Review the trees a fuzz campaign saw `validate` accept: a seeded sample of them, each rebuilt
 from its case number and compared with the repository's spec by `ptxspec diff`.
 
-    python3 tests/fuzz_review.py LOG.jsonl [LOG2.jsonl ...] --seed 23 --sample 50 [--pick 1]
+    python3 tests/fuzz_review.py LOG.jsonl [LOG2.jsonl ...] --seed 23 --sample 50 [--pick 1] [--jobs 8]
     python3 tests/fuzz_review.py LOG.jsonl --seed 23 --summary   # cases, outcomes per class, time
 
 For each sampled tree it prints the mutations, and the changes `ptxspec diff` reports (rule id,
@@ -12,6 +12,7 @@ change), or a fact validate should have refused. Nothing is judged here.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import random
 import subprocess
@@ -95,6 +96,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sample", type=int, default=50)
     ap.add_argument("--pick", type=int, default=1, help="seed of the sample")
     ap.add_argument("--summary", action="store_true", help="count the cases and outcomes instead")
+    ap.add_argument("--jobs", type=int, default=1, help="trees reviewed at once")
     args = ap.parse_args(argv)
     if args.summary:
         print(summary(args.logs, args.seed))
@@ -104,14 +106,20 @@ def main(argv=None) -> int:
                     key=lambda r: int(r["case"].split(":")[1]))
     print(f"{len(pool)} accepted trees; {len(sample)} sampled (pick {args.pick})")
     pristine = fuzz.pristine_files()
-    for r in sample:
+
+    def review(r) -> str:
         case = int(r["case"].split(":")[1])
         with tempfile.TemporaryDirectory(prefix=f"review{case}-") as tmp:
             mutations = rebuild(pristine, args.seed, case, Path(tmp) / "spec")
             assert mutations == r["mutations"], (case, mutations, r["mutations"])
             found = changes(Path(tmp) / "spec")
         what = "; ".join(f"{rule} ({sev}) x{n}" for rule, sev, n in found) or "no change of meaning"
-        print(f"- tree:{case}: {'; '.join(mutations)}\n    diff: {what}")
+        return f"- tree:{case}: {'; '.join(mutations)}\n    diff: {what}"
+
+    # each review is a `ptxspec diff` process: --jobs of them at once, printed in case order
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        for line in pool.map(review, sample):
+            print(line, flush=True)
     return 0
 
 
