@@ -4,10 +4,12 @@ that a warm `ptxspec.load()` (which digests the evidence records) imports no YAM
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
+from pathlib import Path
 
-__all__ = ["MAX_FILE_BYTES", "read_regular"]
+__all__ = ["MAX_FILE_BYTES", "read_regular", "tree_digest"]
 
 #: Largest spec file read; the biggest real one is under 30 KB.
 MAX_FILE_BYTES = 1 << 20
@@ -41,3 +43,12 @@ def _file_type(mode: int) -> str:
         if test(mode):
             return name
     return "a special file"
+
+
+def tree_digest(directory: Path, pattern: str, exclude: tuple[str, ...] = ()) -> str:
+    """SHA-256 of the files `pattern` matches in directory (names and bytes, in name order): the
+    database's provenance of the schemas it was built against."""
+    hasher = hashlib.sha256()
+    for path in sorted(p for p in directory.glob(pattern) if p.name not in exclude):
+        hasher.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return hasher.hexdigest()

@@ -313,11 +313,4 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def tree_digest(directory: Path, pattern: str, exclude: tuple[str, ...] = ()) -> str:
-    hasher = hashlib.sha256()
-    for path in sorted(p for p in directory.glob(pattern) if p.name not in exclude):
-        hasher.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return hasher.hexdigest()
-
-
 __all__ = ["read_tree", "Document", "SpecError", "locate", "default_spec_dir", "schema_of"]

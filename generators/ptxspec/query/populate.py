@@ -21,9 +21,9 @@ from functools import lru_cache
 from ptxspec.core.lazy import np
 import sqlite_utils
 
+from ptxspec.core.files import tree_digest
 from ptxspec.core.paths import schema_dir
 from ptxspec.core.version import __version__
-from ptxspec.loading.tree import tree_digest
 from ptxspec.model.isa import Requirement
 from ptxspec.model.spec import Spec
 from ptxspec.model.variant import Variant

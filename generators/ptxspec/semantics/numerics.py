@@ -44,7 +44,7 @@ from dataclasses import dataclass, fields, replace
 
 from ptxspec.model import predicates
 
-__all__ = ["MODELS", "NumericsParams", "params", "rule_of", "rule_matches", "computes_product", "Domain", "DOMAINS",
+__all__ = ["MODELS", "NumericsParams", "params", "rule_of", "first_rule", "rule_matches", "computes_product", "Domain", "DOMAINS",
            "MODEL_PARAMS", "MODEL_TYPES", "VIA", "param_problems", "type_problems", "variant_problems"]
 
 
@@ -298,7 +298,29 @@ def rule_of(variant):
     """The spec/numerics.yaml rule that gives the variant its arithmetic, or None."""
     if not computes_product(variant):
         return None
-    return next((r for r in variant.spec.numerics if rule_matches(r.when, variant)), None)
+    return first_rule(variant.spec, variant)
+
+
+#: id(spec) -> (spec, {what a rule can test of a subject: the first rule it passes}); the identity
+#: check says an entry is that spec's (a process that loads many models starts the table again)
+_FIRST_RULES: dict[int, tuple[object, dict]] = {}
+
+
+def first_rule(spec, subject):
+    """The first of the spec's numerics rules whose `when` the subject passes (a variant, or a
+    product a descriptor selects), or None. A rule tests RULE_FIELDS and qualifiers only, so the
+    answer is kept per spec under their values: a build asks for 4,000 variants' rules, each of
+    which would try some forty rules."""
+    hit = _FIRST_RULES.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        if len(_FIRST_RULES) >= 64:
+            _FIRST_RULES.clear()
+        hit = _FIRST_RULES[id(spec)] = (spec, {})
+    key = (tuple(getattr(subject, f, None) for f in RULE_FIELDS), tuple(sorted(subject.qualifiers.items())))
+    found = hit[1]
+    if key not in found:
+        found[key] = next((r for r in spec.numerics if rule_matches(r.when, subject)), None)
+    return found[key]
 
 
 def _params(variant) -> NumericsParams:

@@ -119,7 +119,7 @@ def product(v, idesc: int) -> Product:
 def _rule(spec, p: Product):
     """The first of the spec's numerics rules that matches the product (rules for one family's
     variants do not), or None."""
-    return next((r for r in spec.numerics if nm.rule_matches(r.when, p)), None)
+    return nm.first_rule(spec, p)
 
 
 def arithmetic(spec, p: Product) -> nm.NumericsParams | blockscale.KindParams:
