@@ -1424,6 +1424,22 @@ case("format_bias_negative",
      {TYPES: edit_real(TYPES, ("format: {exponent: 5, mantissa: 10, bias: 15,", "format: {exponent: 5, mantissa: 10, bias: -1,"))},
      [(TYPES, "bias: -1", "bias: -1 is less than the minimum of 0")])
 
+case("immediate_minimum_beyond_an_int",
+     "wgmma.wait_group's N at least 2**63 - 1 (fuzz seed 35, tree 6015): validated, the header's static_assert held "
+     "for no int, and `ptxspec diff` listed the 2**63 values lost until memory ran out.",
+     {WAIT: edit_real(WAIT, ("values: {min: 0}", "values: {min: 9223372036854775807}"))},
+     [(WAIT, "values: {min: 9223372036854775807}", "operand n: legal value 9223372036854775807 is outside "
+                                                  "-2147483648..2147483647: an immediate is a 32-bit integer")])
+
+case("descriptor_kind_without_codes",
+     "kind::f8f6f4's row deleted from the idesc's A and B type codes (fuzz seed 35, tree 1952): the layout still "
+     "names the kind, and no f8f6f4 descriptor could be encoded.",
+     {"descriptors/tcgen05.yaml": edit_real("descriptors/tcgen05.yaml",
+                                            ("          kind::f8f6f4: {e4m3: 0, e5m2: 1, e2m3: 3, e3m2: 4, e2m1: 5}\n", ""))},
+     [("descriptors/tcgen05.yaml", "codes: &dense_types", "field atype: no codes for kind::f8f6f4, which the layout "
+                                                          "names"),
+      ("descriptors/tcgen05.yaml", "name: btype", "field btype: no codes for kind::f8f6f4, which the layout names")])
+
 case("swizzle_constant",
      "The swizzle formula replaced by 0: every byte to address 0.",
      {SMEM: edit_line(SMEM, "swizzle", '"0"')},

@@ -624,3 +624,14 @@ def test_a_revision_with_a_link_out_of_the_tree_is_no_crash(base_dir, tmp_path):
     p = cli("--spec", str(repo / "spec"), "diff", "HEAD", "HEAD", cwd=repo)
     assert p.returncode in (0, 1, 2), p.stdout + p.stderr
     assert "Traceback" not in p.stderr and "internal error" not in p.stderr
+
+
+def test_a_raised_minimum_is_judged_without_listing_the_values_it_drops():
+    """Fuzz seed 35, tree 6015: wgmma.wait_group's N from `min: 0` to 2**63 - 1 made `ptxspec diff` list
+    every value below the new minimum (MemoryError, exit 3). The bounds are compared instead; the
+    largest minimum validate lets through (2**31 - 1) answers at once, and a lowered one gains."""
+    from ptxspec.diff.rules import operand_rules
+    assert operand_rules._lost(("min", 0), ("min", 2**31 - 1)) is True
+    assert operand_rules._lost(("min", 0), ("min", 2**63 - 1)) is True
+    assert operand_rules._lost(("min", 2**31 - 1), ("min", 0)) is False
+    assert operand_rules._lost(("set", frozenset({1, 2, 3})), ("min", 2)) == [1]

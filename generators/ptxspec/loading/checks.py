@@ -144,7 +144,7 @@ def _clause(report, spec: Spec, clause, pos: Pos) -> None:
 # -- variants: shapes, registers, opcodes ----------------------------------------------------
 
 def _variants(report, spec: Spec, family_docs) -> None:
-    defaults: dict = {}  # operand -> why its default is illegal (None: it is legal)
+    defaults: dict = {}  # operand (or ("bounds", operand)) -> why its default (bounds) is illegal, None: legal
     for v in spec.variants:
         bounds = family_docs[v.family].data.get("shape_bounds") if v.family in family_docs else None
         if v.m is not None or v.n is not None or v.k is not None:
@@ -166,6 +166,8 @@ def _variants(report, spec: Spec, family_docs) -> None:
                        "fragment takes at least one", cause=("regs", o.name))
             if o.default is not None:
                 _default(report, v, o, defaults)
+            if o.kind == "immediate":
+                _immediate_bounds(report, v, o, defaults)
         _opcode(report, v)
 
 
@@ -184,6 +186,27 @@ def _default(report, v, o, seen: dict) -> None:
                 seen[o] = f"operand {o.name}: default {o.default} is no value the operand takes ({why})"
     if seen[o] is not None:
         report(_operand_pos(v, o.name, "default"), seen[o])
+
+
+#: What an immediate's legal values may reach: the bindings pass an immediate as a C++ `int` template
+#: argument (32 bits), and no immediate of these instructions is wider (fuzz seed 35, tree 6015: a
+#: minimum of 2**63 - 1 validated, and the header's static_assert could hold for no int)
+IMMEDIATE_RANGE = (-(1 << 31), (1 << 31) - 1)
+
+
+def _immediate_bounds(report, v, o, seen: dict) -> None:
+    """Each legal value (and the minimum) of an immediate fits IMMEDIATE_RANGE; each distinct operand
+    is checked once."""
+    key = ("bounds", o)
+    if key not in seen:
+        lo, hi = IMMEDIATE_RANGE
+        stated = ([] if o.values is None else [min(o.values), max(o.values)]) + \
+            ([] if o.min_value is None else [o.min_value])
+        bad = [x for x in stated if not lo <= x <= hi]
+        seen[key] = None if not bad else (f"operand {o.name}: legal value {bad[0]} is outside {lo}..{hi}: an immediate "
+                                          "is a 32-bit integer (the bindings' `int`)")
+    if seen[key] is not None:
+        report(_operand_pos(v, o.name, "values"), seen[key])
 
 
 def _legal(o, value: int) -> bool:

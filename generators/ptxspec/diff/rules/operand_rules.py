@@ -80,14 +80,16 @@ def _show(a) -> Any:
 
 
 def _lost(a, b) -> list | bool:
-    """Values allowed by a and not by b: a list when finite, True when unbounded, [] when none."""
+    """Whether a allows values b does not: those values when both are sets, else a truth value
+    (True: some; between two minimums, without listing them: fuzz seed 35, tree 6015, listed the
+    2**63 values below a new minimum until memory ran out)."""
     (ka, va), (kb, vb) = a, b
     if kb == "any":
         return []
     if ka == "set":
         return sorted(x for x in va if (x not in vb if kb == "set" else x < vb))
     if ka == "min" and kb == "min":
-        return list(range(va, vb)) if vb > va else []
+        return vb > va
     return True  # unbounded (min or any) into bounded
 
 
