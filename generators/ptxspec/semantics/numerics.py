@@ -301,25 +301,27 @@ def rule_of(variant):
     return first_rule(variant.spec, variant)
 
 
-#: id(spec) -> (spec, {what a rule can test of a subject: the first rule it passes}); the identity
-#: check says an entry is that spec's (a process that loads many models starts the table again)
+#: id(rules) -> (the spec's list of rules, {what a rule can test of a subject: the first rule it
+#: passes}); the identity check says an entry is that list's (a process that loads many models
+#: starts the table again)
 _FIRST_RULES: dict[int, tuple[object, dict]] = {}
 
 
 def first_rule(spec, subject):
     """The first of the spec's numerics rules whose `when` the subject passes (a variant, or a
     product a descriptor selects), or None. A rule tests RULE_FIELDS and qualifiers only, so the
-    answer is kept per spec under their values: a build asks for 4,000 variants' rules, each of
+    answer is kept per list of rules under their values: a build asks for 4,000 variants' rules, each of
     which would try some forty rules."""
-    hit = _FIRST_RULES.get(id(spec))
-    if hit is None or hit[0] is not spec:
+    rules = spec.numerics
+    hit = _FIRST_RULES.get(id(rules))
+    if hit is None or hit[0] is not rules:
         if len(_FIRST_RULES) >= 64:
             _FIRST_RULES.clear()
-        hit = _FIRST_RULES[id(spec)] = (spec, {})
+        hit = _FIRST_RULES[id(rules)] = (rules, {})
     key = (tuple(getattr(subject, f, None) for f in RULE_FIELDS), tuple(sorted(subject.qualifiers.items())))
     found = hit[1]
     if key not in found:
-        found[key] = next((r for r in spec.numerics if rule_matches(r.when, subject)), None)
+        found[key] = next((r for r in rules if rule_matches(r.when, subject)), None)
     return found[key]
 
 
