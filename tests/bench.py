@@ -58,6 +58,22 @@ def yardstick() -> float:
     return timed(_quiet(YARDSTICK))
 
 
+def paired_show(name: str, argv: list[str], bar: float) -> None:
+    """A command timed in pairs with the yardstick (a yardstick run, then the command, REPEAT times):
+    the machine's drift in speed moves both of a pair alike, so the median of the ratios is steadier
+    than a ratio of medians."""
+    times, ratios = [], []
+    _quiet(argv)()  # once before: caches warm, as for the others
+    for _ in range(REPEAT):
+        yard = timed(_quiet(YARDSTICK), repeat=1)
+        secs = timed(_quiet(argv), repeat=1)
+        times.append(secs)
+        ratios.append(secs / yard)
+    r = statistics.median(ratios)
+    print(f"{name:52s} {statistics.median(times) * 1000:9.1f} ms {r:7.3f} Y   (bar {bar} Y: "
+          f"{'within' if r <= bar else 'OVER'}; ratios {min(ratios):.3f}-{max(ratios):.3f})")
+
+
 def bars() -> None:
     """The figures issue 28 sets bars for, in ms and in yardsticks."""
     ptxspec.load()  # the model cache warm
@@ -78,13 +94,14 @@ def bars() -> None:
     show("ptxspec.load() warm, fresh process (start to loaded)", statistics.median(r[0] for r in runs))
     show("  of which `import ptxspec`", statistics.median(r[1] for r in runs))
     show("  of which ptxspec.load()", statistics.median(r[2] for r in runs), 0.3)
-    show("ptxspec validate (CLI, end to end)", timed(_quiet(_cli("validate"))), 2)
-    show("ptxspec build --check (CLI, end to end)", timed(_quiet(_cli("build", "--check"))), 4)
+    print("the commands below: each run beside a yardstick (Y, A, Y, A, ...); Y is the median of the ratios")
+    paired_show("ptxspec validate (CLI, end to end)", _cli("validate"), 2)
+    paired_show("ptxspec build --check (CLI, end to end)", _cli("build", "--check"), 4)
     with tempfile.TemporaryDirectory() as tmp:  # issue 29's bar: the build that writes every artifact
-        show("ptxspec build --out DIR (CLI, end to end)", timed(_quiet(_cli("build", "--out", tmp))), 4)
-    show("ptxspec query n=200 atype=e4m3 (CLI, end to end)", timed(_quiet(_cli("query", "n=200", "atype=e4m3"))), 0.1)
-    show("ptxspec query --target sm_90a --format json (CLI)",
-         timed(_quiet(_cli("query", "--target", "sm_90a", "--format", "json"))), 0.1)
+        paired_show("ptxspec build --out DIR (CLI, end to end)", _cli("build", "--out", tmp), 4)
+    paired_show("ptxspec query n=200 atype=e4m3 (CLI, end to end)", _cli("query", "n=200", "atype=e4m3"), 0.1)
+    paired_show("ptxspec query --target sm_90a --format json (CLI)", _cli("query", "--target", "sm_90a", "--format", "json"),
+          0.1)
     spec = ptxspec.load()
     spec.query(family="wgmma", n=200, atype="e4m3")  # the searcher's first use opens the database
     show("spec.query(family=wgmma, n=200, atype=e4m3) (in process)",
