@@ -1440,6 +1440,24 @@ case("descriptor_kind_without_codes",
                                                           "names"),
       ("descriptors/tcgen05.yaml", "name: btype", "field btype: no codes for kind::f8f6f4, which the layout names")])
 
+case("descriptor_legal_set_empty",
+     "The zero-column mask's column_shift legal range written backwards, [0, -8, 1] (fuzz seed 36, tree 1421): no "
+     "mask could be encoded, and the executor refused even the zero mask.",
+     {_MASK: edit_real(_MASK, ('legal: {"cta_group::1": {range: [0, 32, 1]}}', 'legal: {"cta_group::1": {range: [0, -8, 1]}}'))},
+     [(_MASK, "range: [0, -8, 1]", "field column_shift: no legal value for cta_group::1 (an empty set)")])
+
+case("descriptor_shape_set_empty",
+     "A tcgen05.mma shape's N range written backwards, [256, 8, 8]: the kinds would have no N.",
+     {_IDESC: edit_real(_IDESC, ('cta_group: "cta_group::1", ws: false, m: [64, 128], n: {range: [8, 256, 8]}}',
+                                 'cta_group: "cta_group::1", ws: false, m: [64, 128], n: {range: [256, 8, 8]}}'))},
+     [(_IDESC, "n: {range: [256, 8, 8]}", "n: no N at all (an empty set)")])
+
+case("descriptor_code_names_no_type",
+     "kind::mxf4nvf4's scale_type code 0 named 'ueam3' (fuzz seed 36, tree 4958): validated, and the executor died on "
+     "the name (KeyError).",
+     {_IDESC: edit_real(_IDESC, ("kind::mxf4nvf4: {ue4m3: 0, ue8m0: 1}", "kind::mxf4nvf4: {ueam3: 0, ue8m0: 1}"))},
+     [(_IDESC, "kind::mxf4nvf4: {ueam3: 0", "field scale_type: 'ueam3' is no type of types.yaml")])
+
 case("swizzle_constant",
      "The swizzle formula replaced by 0: every byte to address 0.",
      {SMEM: edit_line(SMEM, "swizzle", '"0"')},

@@ -1,5 +1,7 @@
 """Invariants of the run-time descriptors and their tensor-memory placements, on the whole model.
 
+- type fields: the values a type field's codes name (A, B, D and scale-factor types) are types of
+  spec/types.yaml, which the executor and the bindings read them as;
 - K per kind: a row of A gives the instruction 32 bytes (PTX ISA Table 39: K = 16 f16, 8 tf32, 32
   for the 8-bit kinds, 64 for packed 4-bit e2m1), so K times the kind's element width is 256 bits;
 - shapes: every M and N is at least 1 and N fits tensor memory's columns; every M of every shape
@@ -28,6 +30,9 @@ __all__ = ["check_descriptors", "ROW_BITS"]
 
 #: bits of a row of A that one instruction reads, whatever the kind (Table 39's K times the width)
 ROW_BITS = 256
+#: the code fields whose values name element types (ptxspec.semantics.tmem_mma and blockscale read
+#: them as types; fuzz seed 36, tree 4958: a code named 'ueam3' validated and the executor died on it)
+TYPE_FIELDS = ("atype", "btype", "dtype", "scale_type")
 
 
 def check_descriptors(report, spec: Spec, docs) -> None:
@@ -35,6 +40,7 @@ def check_descriptors(report, spec: Spec, docs) -> None:
     for key, d in descs.items():
         desc = spec.descriptors.get(key)
         if desc is not None:
+            _type_names(report, spec, d)
             _k(report, spec, d, desc)
     for doc in docs["layouts"]:
         t = doc.data.get("tmem")
@@ -57,6 +63,18 @@ def check_descriptors(report, spec: Spec, docs) -> None:
                 report(_where(places[ml.name], "name", *problem), f"metadata layout {ml.name}: {problem[1]}")
 
 
+def _type_names(report, spec: Spec, d) -> None:
+    for lay in d["layouts"]:
+        for f in lay["fields"]:
+            if f["name"] not in TYPE_FIELDS or not isinstance(f.get("codes"), dict):
+                continue
+            tables = f["codes"].values() if all(isinstance(t, dict) for t in f["codes"].values()) else [f["codes"]]
+            unknown = sorted({name for t in tables for name in t if name not in spec.types})
+            if unknown:
+                report(f.at("codes"), f"field {f['name']}: {', '.join(map(repr, unknown))} is no type of types.yaml "
+                                      "(a type field's codes name element types)")
+
+
 def _k(report, spec: Spec, d, desc) -> None:
     for kind, k in desc.k.items():
         try:
@@ -73,7 +91,12 @@ def _bad_shapes(report, d, desc) -> bool:
     row): reported at its shape."""
     bad = False
     for i, sh in enumerate(desc.shapes):
-        for key, vs in (("m", sh.m), ("n", sh.n), ("m_sparse", sh.m_sparse or ()), ("n_sparse", sh.n_sparse or ())):
+        for key, vs in (("m", sh.m), ("n", sh.n), ("m_sparse", sh.m_sparse), ("n_sparse", sh.n_sparse)):
+            if vs is not None and not vs:  # a backward range (fuzz seed 36): the kind would have no shape
+                report(d["shapes"][i].at(key), f"{key}: no {key[0].upper()} at all (an empty set)")
+                bad = True
+                continue
+            vs = vs or ()
             if vs and min(vs) < 1:
                 report(d["shapes"][i].at(key), f"{key}: {key[0].upper()} = {min(vs)} is not a size (at least 1)")
                 bad = True
