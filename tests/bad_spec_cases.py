@@ -1458,6 +1458,15 @@ case("descriptor_code_names_no_type",
      {_IDESC: edit_real(_IDESC, ("kind::mxf4nvf4: {ue4m3: 0, ue8m0: 1}", "kind::mxf4nvf4: {ueam3: 0, ue8m0: 1}"))},
      [(_IDESC, "kind::mxf4nvf4: {ueam3: 0", "field scale_type: 'ueam3' is no type of types.yaml")])
 
+case("fragment_without_a_map_too_small",
+     "tcgen05.ld.red.spcompress's kept values in one register per thread (fuzz seed 36, tree 10560): the matrix is "
+     "2 to 64 f32 a lane, and the bindings took `float (&r)[1]`.",
+     {"families/tcgen05/ld_red_spcompress.yaml": edit_real("families/tcgen05/ld_red_spcompress.yaml",
+                                                           ('kept: {regs: "N // 2"}', 'kept: {regs: "1"}'))},
+     [("families/tcgen05/ld_red_spcompress.yaml", "- name: f32", "group 'f32': fragment kept (operand r) of "
+       "tcgen05.ld.red.spcompress.sync.aligned.32x32b.x4.sp::2:4.min.f32.b2: 1 f32 register(s) in each of 32 threads "
+       "hold 1024 bits, but matrix kept is 32 x 2 f32 (2048 bits)")])
+
 case("swizzle_constant",
      "The swizzle formula replaced by 0: every byte to address 0.",
      {SMEM: edit_line(SMEM, "swizzle", '"0"')},

@@ -143,6 +143,29 @@ def test_a_record_deleted_after_a_cached_load_is_seen(pristine, tmp_path, monkey
         ptxspec.load(root / "spec")
 
 
+def test_a_campaign_renamed_out_of_reach_leaves_its_record_unnamed(pristine, tmp_path):
+    """Fuzz seed 36, tree 5396: ldmatrix's campaign renamed `.JSON` validated, and the 30 variants it
+    proved read 'not run: no hardware record' beside their record. Its record now names the problem."""
+    root = tmp_path / "checkout"
+    shutil.copytree(pristine, root, symlinks=True)
+    (root / "evidence" / "ldmatrix-2026-11-23.json").rename(root / "evidence" / "ldmatrix-2026-11-23.JSON")
+    code, found = _validate(root)
+    assert code == 1 and found == [("ldmatrix-2026-11-23.json", 1, "record records/ldmatrix-2026-11-23.json belongs "
+                                    "to no campaign: no evidence/*.json names it (its campaign file renamed or "
+                                    "deleted?); remove it with its campaign, or name it")]
+
+
+def test_a_stray_record_after_a_cached_load_is_seen(pristine, tmp_path, monkeypatch):
+    """The model cache's key lists the records there: one added after a load is checked."""
+    root = tmp_path / "checkout"
+    shutil.copytree(pristine, root, symlinks=True)
+    monkeypatch.setenv("PTXSPEC_CACHE_DIR", str(tmp_path / "cache"))
+    ptxspec.load(root / "spec")
+    shutil.copy(root / "evidence" / "records" / "mma-2026-11-22.json", root / "evidence" / "records" / "stray.json")
+    with pytest.raises(ptxspec.SpecError, match="records/stray.json belongs to no campaign"):
+        ptxspec.load(root / "spec")
+
+
 def test_a_record_changed_after_a_cached_load_is_seen(pristine, tmp_path, monkeypatch):
     """The model cache's key digests the records' bytes: a record edited after a load is compared again."""
     root = tmp_path / "checkout"

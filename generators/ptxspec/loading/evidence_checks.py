@@ -249,4 +249,7 @@ def referenced(directory: Path | None) -> list[str]:
         if isinstance(doc.get("notes"), str):
             target = _inside(path.parent.parent, doc["notes"])
             out.append(f"{path.name}:{doc['notes']}:{target is not None and target.is_file()}")
+    records = Path(directory) / "records"  # which records are there (read_evidence refuses one no campaign names)
+    if records.is_dir():
+        out += [f"records/:{p.name}" for p in sorted(records.iterdir())]
     return out

@@ -128,6 +128,9 @@ def check_matrix_sizes(report, spec: Spec, family_docs: dict) -> None:
                 continue
             checked.add((at, mat, v.batch, v.sparse))
             _check(report, v, mat, shapes_of[at], dims[mat], family_docs[v.family]["matrices"])
+        for o in v.operands:  # a fragment whose map the spec does not state: its registers hold its matrix
+            if o.kind == "fragment" and o.matrix in dims and o.matrix not in v.fragment_layouts:
+                _capacity(report, spec, v, o, shapes_of[at], dims[o.matrix])
 
 
 def _check(report, v, mat: str, shapes: Shapes, dims, entries) -> None:
@@ -152,3 +155,25 @@ def _size_problem(formula, what: str, shapes: Shapes, batch: int, sparse: bool, 
     if i is None:
         return None
     return f"{what} {formula.source!r} is {values[i]} for {at(i)}: a matrix has 1 to {MAX_DIM} {what}"
+
+
+def _capacity(report, spec: Spec, v, o, shapes: Shapes, dims) -> None:
+    """A fragment without a map (its register count alone stated) can hold its matrix: registers x
+    their width x threads >= rows x cols x element bits. A map checks this and more; without one a
+    count of 1 for tcgen05.ld.red.spcompress's 2 to 64 kept f32 values per lane validated (fuzz seed
+    36, tree 10560). Checked at the opcode's one shape (a size problem is _check's)."""
+    if shapes.runtime or not shapes.points:
+        return
+    etype = spec.types.get(o.element_type or getattr(v, dims.type_field, "") or "")
+    try:
+        rows, cols = (sizes(getattr(dims, what), shapes, v.batch, v.sparse) for what in ("rows", "cols"))
+    except ExprError:
+        return
+    if etype is None or rows is None or cols is None:
+        return
+    width = int("".join(ch for ch in o.reg_type if ch.isdigit()) or 32)
+    held, needed = o.regs * width * v.threads, rows[0] * cols[0] * etype.bits
+    if held < needed:
+        report(v.pos, f"group {v.group!r}: fragment {o.matrix} (operand {o.name}) of {v.ptx}: {o.regs} {o.reg_type} "
+                      f"register(s) in each of {v.threads} threads hold {held} bits, but matrix {o.matrix} is "
+                      f"{rows[0]} x {cols[0]} {etype.name} ({needed} bits)", cause=("fragment capacity", v.family, o.matrix))
