@@ -78,6 +78,23 @@ def test_claimed_numerics_have_evidence(spec, by_family, family):
             assert not runs, v.id
 
 
+def test_a_measured_variant_without_a_rule_is_no_model(spec, monkeypatch):
+    """Fuzz seed 36, tree 8175: a numerics rule deleted left the variants it covered, which a campaign
+    had measured, 'bit-exact' with no model. The campaign's agreement was its rule's: with no rule there
+    is nothing it proves."""
+    from ptxspec.semantics import numerics as nm
+    status = {r[0]: r for r in numerics_status.status_rows(spec)}
+    measured = next(v for v in spec.variants if status.get(v.id, (None,) * 4)[3] == "bit-exact"
+                    and nm.rule_of(v) is not None)
+    gone = nm.rule_of(measured)
+    monkeypatch.setattr(spec, "numerics", [r for r in spec.numerics if r is not gone])
+    monkeypatch.setattr(spec, "digest", "another spec")  # the generated tables are the old spec's
+    monkeypatch.setattr(nm, "_TABLES", {})
+    after = {r[0]: r for r in numerics_status.status_rows(spec)}
+    assert after[measured.id][1] is None and after[measured.id][3] == "no model"
+    assert not [r for r in after.values() if r[1] is None and r[3] in ("bit-exact", "mismatches")]
+
+
 def test_without_evidence_nothing_is_proven(tmp_path):
     """The same spec with no evidence beside it claims no hardware and no measured numerics."""
     shutil.copytree(ROOT / "spec", tmp_path / "spec")

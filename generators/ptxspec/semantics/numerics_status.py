@@ -61,7 +61,9 @@ def status_rows(spec) -> list[tuple]:
             model, pj = None, None
         src = spec.numerics.index(rule) + 1 if rule is not None and model else None
         m = meas.get(v.id)
-        if m is None or model == "none":
+        # no model, measured or not: a campaign's agreement is its rule's, which the spec no longer has
+        # (fuzz seed 36, tree 8175: a rule deleted left its measured variants "bit-exact" with no model)
+        if m is None or model is None or model == "none":
             status = (NO_ARITHMETIC if model == "none" else _unmeasured(rule) if model and rule is not None
                       else "not run" if model else "no model")
             rows.append((v.id, model, pj, status, None, None, None, None, None, None, src))
