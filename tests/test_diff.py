@@ -635,3 +635,21 @@ def test_a_raised_minimum_is_judged_without_listing_the_values_it_drops():
     assert operand_rules._lost(("min", 0), ("min", 2**63 - 1)) is True
     assert operand_rules._lost(("min", 2**31 - 1), ("min", 0)) is False
     assert operand_rules._lost(("set", frozenset({1, 2, 3})), ("min", 2)) == [1]
+
+
+def test_a_selectors_parts_are_its_legal_values(spec):
+    """Fuzz seed 36, tree 3412: mma's scales_2x sel_a byte_id [0, 2] -> [0, 1] changed which selectors six
+    variants take, and `ptxspec diff` said 'no change': an operand's braced parts were compared by no
+    rule. Their combinations are its legal values now, narrowed or widened like any others."""
+    import dataclasses
+
+    from ptxspec.diff.rules import operand_rules
+    v = next(v for v in spec.variants if any(o.parts for o in v.operands))
+    o = next(o for o in v.operands if o.parts)
+    byte_ids = dict(o.parts)["byte_id"]
+    moved = (byte_ids[0], max(byte_ids) + 1)  # one byte-id kept, the others traded for one it lacked
+    other = dataclasses.replace(o, parts=tuple((name, moved if name == "byte_id" else vals) for name, vals in o.parts))
+    before, after = operand_rules._allowed(o), operand_rules._allowed(other)
+    assert before != after
+    assert operand_rules._lost(before, after) and operand_rules._lost(after, before)  # narrowed and widened
+    assert operand_rules._allowed(dataclasses.replace(o)) == before

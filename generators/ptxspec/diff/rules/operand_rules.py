@@ -2,6 +2,8 @@
 and defaults."""
 from __future__ import annotations
 
+import itertools
+
 from typing import Any
 
 from ptxspec.diff.plain import short
@@ -65,6 +67,9 @@ def changed(d):
 def _allowed(o) -> tuple[str, Any]:
     if o.values is not None:
         return ("set", frozenset(o.values))
+    if o.parts:  # a braced tuple of immediates (a scale selector's byte-id and thread-id): its combinations
+        # (fuzz seed 36, tree 3412: mma's scales_2x byte_id [0, 2] -> [0, 1] was 'no change')
+        return ("set", frozenset(itertools.product(*([f"{name}={x}" for x in vals] for name, vals in o.parts))))
     if o.min_value is not None:
         return ("min", o.min_value)
     return ("any", None)
