@@ -28,7 +28,7 @@ SEED = 0
 PRISTINE = None
 
 def check(case: int):
-    global PRISTINE, SEED
+    global PRISTINE
     if PRISTINE is None:
         PRISTINE = fuzz.pristine_files()
     tree, mutations, _ = fuzz.mutated_tree(PRISTINE, SEED, case)

@@ -374,10 +374,15 @@ def _evidence(spec: Spec, out: dict[str, list[tuple]]) -> dict[str, int]:
             row = (e.campaign, e.proves, r.cases, r.outputs, r.mismatches)
             per_variant.setdefault(vid, []).append(
                 results.id(row, lambda i, row=row: out["evidence_results"].append((i, *row))))
+    return _variant_sets(per_variant, sets, out["evidence_sets"])
+
+
+def _variant_sets(per_variant: dict[str, list[int]], sets: _Shared, rows: list[tuple]) -> dict[str, int]:
+    """variant id -> the id of its set of result rows, each distinct set once in `rows` as (set, result)."""
     ids = {}
     for vid, found in per_variant.items():
         key = tuple(sorted(found))
-        ids[vid] = sets.id(key, lambda i, key=key: out["evidence_sets"].extend((i, r) for r in key))
+        ids[vid] = sets.id(key, lambda i, key=key: rows.extend((i, r) for r in key))
     return ids
 
 
@@ -392,11 +397,7 @@ def _ptxas(spec: Spec, out: dict[str, list[tuple]]) -> dict[str, int]:
             row = (r.check, n, accepted)
             per_variant.setdefault(vid, []).append(
                 results.id(row, lambda i, row=row: out["ptxas_results"].append((i, *row))))
-    ids = {}
-    for vid, found in per_variant.items():
-        key = tuple(sorted(found))
-        ids[vid] = sets.id(key, lambda i, key=key: out["ptxas_sets"].extend((i, r) for r in key))
-    return ids
+    return _variant_sets(per_variant, sets, out["ptxas_sets"])
 
 
 def _sparsity_rows(spec: Spec, out: dict[str, list[tuple]]) -> None:
