@@ -1079,6 +1079,18 @@ case("smem_canonical_layout_twice",
      "wgmma's MN-major interleaved canonical layout relabelled K-major: two K-major unswizzled layouts.",
      {_SMEM: edit_real(_SMEM, ("  - major: MN\n    swizzled: false", "  - major: K\n    swizzled: false"))},
      [(_SMEM, ("  - major: K", 3), "canonical layout K, not swizzled is given twice (first at line")])
+# advance_k against the layout it moves in (fuzz seed 36, tree 5612): validate evaluated each
+# formula alone, so a bit_offset its own advance_k contradicts loaded.
+case("smem_advance_k_contradicts_bit_offset",
+     "wgmma's MN-major interleaved bit_offset takes k % 15 where its advance_k steps by k % 8 (fuzz tree 5612).",
+     {_SMEM: edit_real(_SMEM, ('(k%8)*128 + (k//8)*LBO*8"', '(k%0o17)*128 + (k//8)*LBO*8"'))},
+     [(_SMEM, ('advance_k: {bytes: "(k % 8) * 16', 1), "advance_k at k=8 (none, 16-bit elements, K=16): moves 8192 "
+                                                       "bytes, but bit_offset(0, 8) is 66560 bits")])
+case("smem_advance_k_legal_too_wide",
+     "wgmma's K-major swizzled advance_k also allows moves whose K columns run 128 bits past the swizzle row.",
+     {_SMEM: edit_real(_SMEM, ("((k * bits) % (W * 8) + K * bits <= W * 8))", "((k * bits) % (W * 8) + K * bits <= W * 8 + 128))"))},
+     [(_SMEM, "K * bits <= W * 8 + 128", "advance_k: legal at k=952 (128B, 16-bit elements, K=16), but "
+                                         "bit_offset(0, 964) != bit_offset(0, 12) + bit_offset(0, 952)")])
 case("idesc_field_twice",
      "The idesc's negate_b field renamed negate_a: the build died on bit_descriptor_fields' key.",
      {_IDESC: edit_real(_IDESC, ('{name: negate_b, lsb: 14, width: 1, encode: "x", legal: {kind::i8',
@@ -1754,3 +1766,18 @@ for _c in CASES:
     assert _c["name"] not in BY_NAME, f"case {_c['name']} defined twice"
     BY_NAME[_c["name"]] = _c
 
+
+
+# A `when` value no variant of the family can have: the clause silently matched nothing (fuzz seed
+# 36, trees 7943 and 10730), where a typo should be refused.
+case("when_value_not_of_the_axis",
+     "A misspelt axis value in an operand's `when`: tcgen05.mma.sp's 8-register lane mask lost its variants.",
+     {TC_SP: edit_real(TC_SP, ('regs: 8, optional: true, default: 0, when: {cta_group: "cta_group::2", kind: ["kind::f16"',
+                               'regs: 8, optional: true, default: 0, when: {cta_group: "cta_group::2_", kind: ["kind::f16"'))},
+     [(TC_SP, '"cta_group::2_"', "when cta_group: 'cta_group::2_' is no value cta_group has in family tcgen05 "
+                                 "(its values: '', 'cta_group::1', 'cta_group::2') (did you mean 'cta_group::2'?)")])
+case("when_value_no_group_gives",
+     "A shape no wmma group has in a rule's `when` (a piece of the family): m8n32k16 lost its PTX 6.1.",
+     {WMMA_FAMILY: edit_real(WMMA_FAMILY, ("- when: {m: [8, 32], k: 16}", "- when: {m: [0x7fffffffffffffff, 32], k: 16}"))},
+     [(WMMA_FAMILY, "0x7fffffffffffffff", "when m: 9223372036854775807 is no value m has in family wmma "
+                                           "(its values: '8', '16', '32')")])

@@ -74,11 +74,36 @@ def _group(doc: dict, name: str) -> dict:
     return next(g for g in doc["groups"] if g["name"] == name)
 
 
+def _kept_types(when: dict) -> dict | None:
+    """A `when` with only the element types the minimal tree keeps (the loader refuses a type no
+    types.yaml defines); None where it then matches no kept type (the operand is left out)."""
+    out = dict(when)
+    for key in ("atype", "btype", "ctype", "dtype"):
+        test = when.get(key)
+        if isinstance(test, dict) and "not" in test:
+            refused = [t for t in (test["not"] if isinstance(test["not"], list) else [test["not"]]) if t in KEPT_TYPES]
+            out[key] = {**test, "not": refused}
+            if not refused:
+                del out[key]
+        elif test is not None:
+            kept = [t for t in (test if isinstance(test, list) else [test]) if t in KEPT_TYPES]
+            if not kept:
+                return None
+            out[key] = kept
+    return out
+
+
 def _instruction(doc: dict, group: str) -> dict:
-    """The instruction cut to one group, its signature and no refinements."""
+    """The instruction cut to one group, its signature (less the operands of types it no longer
+    has) and no refinements."""
     g = _group(doc, group)
     out = {k: v for k, v in doc.items() if k not in ("groups", "signatures", "refinements")}
-    out["signatures"] = {g["signature"]: doc["signatures"][g["signature"]]}
+    operands = []
+    for o in doc["signatures"][g["signature"]]:
+        when = _kept_types(o["when"]) if "when" in o else {}
+        if when is not None:  # a `when` left with no test goes (it would match every variant)
+            operands.append({**{k: v for k, v in o.items() if k != "when"}, **({"when": when} if when else {})})
+    out["signatures"] = {g["signature"]: operands}
     out["groups"] = [g]
     return out
 

@@ -70,6 +70,17 @@ def option_requirements(plan: GroupPlan, options: dict, refinements, fields: dic
     return out, text
 
 
+def note_values(values: dict[str, dict[str, set[str]]], plan: GroupPlan) -> None:
+    """The values a group's variants give their opcode fields, as a `when` compares them (text), per
+    family (`values`: family -> field -> texts): what a `when` may name (check_when_values)."""
+    g, seen = plan.node, values.setdefault(plan.inst.family, {})
+    pairs = [*((f, v) for shape in plan.shapes for f, v in zip(("m", "n", "k"), shape)),
+             *(("satfinite", v) for v in g.get("satfinite", [False])), *(("op", v) for v in g.get("op", [""])),
+             *(("form", v) for v in g.get("forms", [""]))]
+    for f, v in pairs:
+        seen.setdefault(f, set()).add(predicates.text(v))
+
+
 class VariantExpander:
     """Adds the variants of planned groups to `spec`."""
 
@@ -85,6 +96,7 @@ class VariantExpander:
         #: group shares (adding nothing to the problems the resolver counts: their refinements then matched
         #: nothing, and that echo was reported too)
         self.stopped = 0
+        self.values: dict[str, dict[str, set[str]]] = {}  # family -> opcode field -> the values its groups give
 
     def shared(self, key, make):
         """One object for every variant whose part is `key`: made by make() the first time."""
@@ -95,6 +107,7 @@ class VariantExpander:
 
     def expand(self, plan: GroupPlan, refinements: list[Refinement]) -> None:
         g = plan.node
+        note_values(self.values, plan)
         made = excluded = 0
         for (m, n, k), types, sat, op, form, qv in itertools.product(
                 plan.shapes, plan.combos, g.get("satfinite", [False]), g.get("op", [""]), g.get("forms", [""]),

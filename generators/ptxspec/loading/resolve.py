@@ -14,7 +14,7 @@ from ptxspec.loading.introductions import check_introductions
 from ptxspec.loading.ptxas_evidence import read_ptxas_evidence
 from ptxspec.loading.resolve_descriptors import resolve_descriptors
 from ptxspec.loading.resolve_errata import check_unused_layouts, resolve_errata
-from ptxspec.loading.resolve_instructions import InstructionResolver
+from ptxspec.loading.resolve_instructions import InstructionResolver, check_when_values
 from ptxspec.loading.resolve_numerics import check_rules_used, resolve_numerics
 from ptxspec.loading.resolve_tmem import resolve_tmem
 from ptxspec.loading.resolve_tables import resolve_families, resolve_isa, resolve_layouts, resolve_smem, resolve_types
@@ -46,6 +46,8 @@ def build_model(docs: Tree, evidence_dir=None, *, evidence: bool = True) -> Spec
     instructions = InstructionResolver(ctx, spec, layouts, family_docs, isa.origins, docs.root)
     for doc in docs["instruction"]:
         instructions.resolve(doc)
+    if not ctx.p:
+        check_when_values(ctx.p, spec, instructions.whens, instructions.expander.values)
     check_unused_layouts(ctx, spec, docs["layouts"], layouts)
     whole = not ctx.p  # every variant resolved (errata are checked against them, not part of them)
     spec.errata = resolve_errata(ctx, spec, docs["errata"], instructions.failed)

@@ -20,7 +20,7 @@ from ptxspec.model.sparsity import REGISTER_MAP, Sparsity
 from ptxspec.model.spec import Spec
 from ptxspec.semantics.meanings import SEMANTICS
 
-__all__ = ["InstructionResolver"]
+__all__ = ["InstructionResolver", "check_when_values"]
 
 INSTRUCTION = "{instruction}"  # in the prose of `rules`: the name of the instruction stating the rule
 
@@ -57,6 +57,7 @@ class InstructionResolver:
         self.target_origins = target_origins  # target name -> its isa.yaml entry
         self.failed: set[str] = set()  # instructions with a problem: errata about them are not checked
         self.expander = VariantExpander(ctx, spec, layouts, family_docs, target_origins, root)
+        self.whens: list[tuple[Family, PosDict]] = []  # every `when` of a rule or operand, for check_when_values
 
     def resolve(self, doc: Document) -> None:
         d, s = doc.data, self.spec
@@ -97,7 +98,7 @@ class InstructionResolver:
 
     def refinement(self, fam: Family, r, origin: Origin) -> Refinement:
         s, req = self.spec, r.get("requires", {})
-        check_when(self.p, fam, r["when"])
+        self.check_when(fam, r["when"])
         for key in ("options", "without"):
             for axis, values in r.get(key, {}).items():
                 a = fam.axes.get(axis)
@@ -182,6 +183,10 @@ class InstructionResolver:
                          shapes=shapes, combos=combos, sparsity=sparsity, fragments=fragments, sources=sources,
                          options={a: list(vals) for a, vals in opts.items()})
 
+    def check_when(self, fam: Family, when) -> None:
+        check_when(self.p, fam, when)
+        self.whens.append((fam, when))
+
     def signature(self, fam: Family, d, g):
         sig_name = g["signature"]
         if sig_name not in d["signatures"]:
@@ -201,7 +206,7 @@ class InstructionResolver:
                            f"{did_you_mean(o['matrix'], fam.matrices)} (its matrices: {', '.join(fam.matrices) or 'none'})")
                 ok = False
             if "when" in o:
-                check_when(self.p, fam, o["when"])
+                self.check_when(fam, o["when"])
             for j, form in enumerate(o.get("forms", [])):
                 if form not in fam.forms:
                     self.p.add(o["forms"].at(j), f"family {fam.name} has no operand form {form!r}"
@@ -331,6 +336,29 @@ def check_when(p, fam: Family, when) -> None:
                        f"{did_you_mean(key, fields)}")
         elif (why := predicates.problem(test)) is not None:
             p.add(when.at(key), f"when {key}: {why}")
+
+
+def check_when_values(p, spec: Spec, whens, given: dict[str, dict[str, set[str]]]) -> None:
+    """Every value a `when` names is one the field can have in the family: a declared value of the
+    axis ('' where a variant's opcode lacks it), a type of the spec, or a value the family's groups
+    give the opcode field (`given`: family -> field -> values). A misspelt value makes its clause
+    match nothing, silently (fuzz trees 7943, 10730). For a whole model only: a failed group gives
+    no values."""
+    type_keys = ("atype", "btype", "ctype", "dtype")
+    for fam, when in whens:
+        for key, test in when.items():
+            axis = fam.axes.get(key)
+            known = ({predicates.text(v) for v in axis.values} | {""} if axis is not None else
+                     {"", *spec.types} if key in type_keys else given.get(fam.name, {}).get(key))
+            if known is None or predicates.problem(test) is not None:
+                continue  # a key or test check_when reported
+            for value in predicates.named(test):
+                if predicates.text(value) not in known:
+                    shown = sorted(known, key=lambda x: (len(x), x))
+                    what = ("no element type of the spec" if key in type_keys else
+                            f"no value {key} has in family {fam.name} (its values: "
+                            f"{', '.join(repr(x) for x in shown[:12])}{', ...' if len(shown) > 12 else ''})")
+                    p.add(when.at(key), f"when {key}: {value!r} is {what}{did_you_mean(str(value), shown)}")
 
 
 def check_template(p, spec: Spec, fam: Family, data, key) -> None:

@@ -73,9 +73,7 @@ def check_rules_used(ctx: Context, spec) -> None:
             names.setdefault(a.name, {""}).update(a.values)
     for r in spec.numerics:
         for key, want in r.when.items():
-            if isinstance(want, dict):  # {not: ...}: the values it names; bounds name none
-                want = want.get("not", [])
-            for x in (want if isinstance(want, list) else [want]):
+            for x in predicates.named(want):
                 if key in names and x not in names[key]:
                     known = sorted(map(str, names[key]))
                     ctx.p.add(r.pos, f"numerics rule tests {key} = {x!r}, which is no {key} of the spec"

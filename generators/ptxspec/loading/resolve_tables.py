@@ -287,3 +287,76 @@ def _sample_smem(ctx: Context, d, fields, swz, modes, layouts) -> None:
                     c["bit_offset"](W=m.width, R=m.rows, **grid)
             except ExprError as exc:
                 ctx.p.add(d["canonical_layouts"][i].at("bit_offset"), f"bit_offset: {exc}")
+            else:
+                _check_advance(ctx, d["canonical_layouts"][i], c, modes)
+
+
+# Element widths and K extents (columns one instruction reads: 256 or 512 bits of a row) the
+# advance_k rules are tried at, and descriptor offsets LBO != SBO, so that a rule using one
+# where the layout uses the other shows.
+_ADVANCE_BITS = (16, 8, 32, 4, 1)  # the widths the layouts serve first, for the message
+_ADVANCE_LBO, _ADVANCE_SBO = 8192, 1536
+
+
+def _check_advance(ctx: Context, at, c, modes) -> None:
+    """advance_k claims that moving the start address by bytes(k) selects the operand from column k
+    on wherever legal(k) holds. Check it against the layout's own bit_offset, for each swizzle mode
+    the layout describes, each element width and K: the move is bit_offset(0, k) / 8 in whole
+    16-byte units, and columns j < K of sample rows land where bit_offset(mn, k + j) puts them (the
+    swizzle acts on absolute addresses, so offsets must add). All cases at once, one array axis
+    each: every formula runs a few times per layout."""
+    adv = c["advance_k"]
+    if adv is None or adv["bytes"] is None or adv["legal"] is None:
+        return
+    cases = [(m, bits, width // bits) for m in modes if (m.b > 0) == bool(c["swizzled"]) and c["major"] in m.majors
+             for bits in _ADVANCE_BITS for width in (256, 512)]
+    if not cases:
+        return
+    col = lambda xs: np.array(xs, dtype=np.int64)[:, None]  # noqa: E731  (one row per case)
+    env = dict(bits=col([b for _, b, _ in cases]), W=col([m.width for m, _, _ in cases]),
+               R=col([m.rows for m, _, _ in cases]), LBO=_ADVANCE_LBO, SBO=_ADVANCE_SBO)
+    big_k = col([kk for _, _, kk in cases])
+    k = np.arange(0, 2049, dtype=np.int64)[None, :]
+    shape = (len(cases), k.shape[1])
+    full = lambda x: np.broadcast_to(np.asarray(x, dtype=np.int64), shape)  # noqa: E731
+    try:
+        legal = full(adv["legal"](k=k, K=big_k, **env)) != 0
+        moved = full(adv["bytes"](k=k, **env))
+        base = full(c["bit_offset"](mn=0, k=k, **env))
+    except ExprError as exc:
+        ctx.p.add(at.at("advance_k"), f"advance_k: {exc}")
+        return
+    wrong = np.argwhere(legal & ((moved * 8 != base) | (moved % 16 != 0)))
+    if wrong.size:
+        i, kk = (int(x) for x in wrong[0])
+        m, bits, kcols = cases[i]
+        why = "not whole 16-byte units" if moved[i, kk] * 8 == base[i, kk] else f"bit_offset(0, {kk}) is {base[i, kk]} bits"
+        ctx.p.add(at.at("advance_k"), f"advance_k at k={kk} ({m.name}, {bits}-bit elements, K={kcols}): moves "
+                                      f"{moved[i, kk]} bytes, but {why} (LBO={_ADVANCE_LBO}, SBO={_ADVANCE_SBO})")
+        return
+    # 16 legal moves per case (k = 0 where a case has fewer), sample columns j < K and rows: offsets add
+    picks = np.zeros((len(cases), 16), dtype=np.int64)
+    for i in range(len(cases)):
+        ks = np.flatnonzero(legal[i])
+        chosen = ks[np.linspace(0, ks.size - 1, min(16, ks.size)).astype(np.int64)] if ks.size else ks
+        picks[i, :chosen.size] = chosen
+    step = picks[:, :, None, None]
+    j = (big_k * np.array([0, 1, 4, 8, 12, 15, 16], dtype=np.int64) // 16 - np.array([0, 0, 0, 1, 0, 0, 1]))
+    j = j[:, None, :, None]  # columns 0, 1, K/4, K/2 - 1, 3K/4, 15K/16, K - 1 of each case
+    mn = np.array([0, 1, 7, 8, 9, 63, 64, 200], dtype=np.int64)[None, None, None, :]
+    env4 = {**env, "bits": env["bits"][:, :, None, None], "W": env["W"][:, :, None, None], "R": env["R"][:, :, None, None]}
+    off = lambda rows, kk: np.broadcast_to(np.asarray(c["bit_offset"](mn=rows, k=kk, **env4), dtype=np.int64),  # noqa: E731
+                                           (len(cases), 16, j.shape[2], mn.shape[3]))
+    try:
+        split = np.argwhere(off(mn, step + j) != off(mn, j) + off(0, step))
+    except ExprError as exc:
+        ctx.p.add(at.at("advance_k"), f"advance_k: {exc}")
+        return
+    if split.size:
+        i, s, jj, r = (int(x) for x in split[0])
+        m, bits, kcols = cases[i]
+        kk, cj, row = int(picks[i, s]), int(j[i, 0, jj, 0]), int(mn[0, 0, 0, r])
+        ctx.p.add(at.at("advance_k"), f"advance_k: legal at k={kk} ({m.name}, {bits}-bit elements, K={kcols}), but "
+                                      f"bit_offset({row}, {kk + cj}) != bit_offset({row}, {cj}) + bit_offset(0, {kk}): "
+                                      f"column {cj} of the moved operand is not column {kk + cj} "
+                                      f"(LBO={_ADVANCE_LBO}, SBO={_ADVANCE_SBO})")

@@ -20,14 +20,23 @@ BOUNDS = {"ge": lambda a, b: a >= b, "gt": lambda a, b: a > b, "le": lambda a, b
 OPS = ("not", *BOUNDS)
 
 
-def _text(value) -> str:
+def text(value) -> str:
+    """A value as tests compare it: YAML's `true` and a variant's True alike, numbers as written."""
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def named(test) -> list:
+    """The values a test names (those it accepts, or refuses under `not`); bounds name none."""
+    if isinstance(test, Mapping):
+        arg = test.get("not", [])
+        return list(arg) if isinstance(arg, list) else [arg]
+    return list(test) if isinstance(test, list) else [test]
 
 
 def _among(test, value) -> bool:
     if isinstance(test, list):
-        return any(_text(t) == _text(value) for t in test)
-    return _text(test) == _text(value)
+        return any(text(t) == text(value) for t in test)
+    return text(test) == text(value)
 
 
 def holds(test, value) -> bool:
@@ -55,17 +64,17 @@ class _Test:
         if isinstance(test, Mapping):
             for op, arg in test.items():
                 if op == "not":
-                    self.refuse = frozenset(_text(t) for t in (arg if isinstance(arg, list) else [arg]))
+                    self.refuse = frozenset(text(t) for t in (arg if isinstance(arg, list) else [arg]))
                 else:
                     self.bounds += ((BOUNDS[op], arg),)
         else:
-            self.accept = frozenset(_text(t) for t in (test if isinstance(test, list) else [test]))
+            self.accept = frozenset(text(t) for t in (test if isinstance(test, list) else [test]))
 
     def passes(self, value) -> bool:
-        text = value if type(value) is str else _text(value)
+        shown = value if type(value) is str else text(value)
         if self.accept is not None:
-            return text in self.accept
-        if text in self.refuse:
+            return shown in self.accept
+        if shown in self.refuse:
             return False
         if self.bounds and not (isinstance(value, int) and not isinstance(value, bool)):
             return False
