@@ -313,8 +313,9 @@ def _check_advance(ctx: Context, at, c, modes) -> None:
     if not cases:
         return
     col = lambda xs: np.array(xs, dtype=np.int64)[:, None]  # noqa: E731  (one row per case)
-    env = dict(bits=col([b for _, b, _ in cases]), W=col([m.width for m, _, _ in cases]),
-               R=col([m.rows for m, _, _ in cases]), LBO=_ADVANCE_LBO, SBO=_ADVANCE_SBO)
+    per_case = dict(bits=col([b for _, b, _ in cases]), W=col([m.width for m, _, _ in cases]),
+                    R=col([m.rows for m, _, _ in cases]))
+    env = {**per_case, "LBO": _ADVANCE_LBO, "SBO": _ADVANCE_SBO}
     big_k = col([kk for _, _, kk in cases])
     k = np.arange(0, 2049, dtype=np.int64)[None, :]
     shape = (len(cases), k.shape[1])
@@ -344,7 +345,7 @@ def _check_advance(ctx: Context, at, c, modes) -> None:
     j = (big_k * np.array([0, 1, 4, 8, 12, 15, 16], dtype=np.int64) // 16 - np.array([0, 0, 0, 1, 0, 0, 1]))
     j = j[:, None, :, None]  # columns 0, 1, K/4, K/2 - 1, 3K/4, 15K/16, K - 1 of each case
     mn = np.array([0, 1, 7, 8, 9, 63, 64, 200], dtype=np.int64)[None, None, None, :]
-    env4 = {**env, "bits": env["bits"][:, :, None, None], "W": env["W"][:, :, None, None], "R": env["R"][:, :, None, None]}
+    env4 = {**env, **{name: v[:, :, None, None] for name, v in per_case.items()}}
     off = lambda rows, kk: np.broadcast_to(np.asarray(c["bit_offset"](mn=rows, k=kk, **env4), dtype=np.int64),  # noqa: E731
                                            (len(cases), 16, j.shape[2], mn.shape[3]))
     try:
