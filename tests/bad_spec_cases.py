@@ -1761,12 +1761,6 @@ case("matrix_rows_past_max_dim",
        ".f16.f16.f16 (m64n8k16): a matrix has 1 to 4096 rows")])
 
 
-BY_NAME = {}
-for _c in CASES:
-    assert _c["name"] not in BY_NAME, f"case {_c['name']} defined twice"
-    BY_NAME[_c["name"]] = _c
-
-
 
 # A `when` value no variant of the family can have: the clause silently matched nothing (fuzz seed
 # 36, trees 7943 and 10730), where a typo should be refused.
@@ -1781,3 +1775,20 @@ case("when_value_no_group_gives",
      {WMMA_FAMILY: edit_real(WMMA_FAMILY, ("- when: {m: [8, 32], k: 16}", "- when: {m: [0x7fffffffffffffff, 32], k: 16}"))},
      [(WMMA_FAMILY, "0x7fffffffffffffff", "when m: 9223372036854775807 is no value m has in family wmma "
                                            "(its values: '8', '16', '32')")])
+# A storage width no register or memory has (fuzz seed 37, tree 9925: ue4m3's container line blanked).
+case("type_stored_seven_bits_wide",
+     "ue4m3 (7 bits) loses its byte container: elements stored 7 bits wide.",
+     {TYPES: edit_real(TYPES, ("    bits: 7\n    container_bits: 8\n", "    bits: 7\n\n"))},
+     [(TYPES, "- name: ue4m3", "type ue4m3: elements are stored 7 bits wide, but registers and memory hold "
+                               "elements of 1, 2, 4, 8, 16, 32, 64 bits: give a container (container_bits)")])
+case("type_container_narrower_than_the_type",
+     "e3m2 (6 bits) in a 4-bit container.",
+     {TYPES: edit_real(TYPES, ("    bits: 6\n    container_bits: 8\n    format: {exponent: 3",
+                               "    bits: 6\n    container_bits: 4\n    format: {exponent: 3"))},
+     [(TYPES, "- name: e3m2", "type e3m2: a 6-bit element does not fit a 4-bit container")])
+
+
+BY_NAME = {}
+for _c in CASES:
+    assert _c["name"] not in BY_NAME, f"case {_c['name']} defined twice"
+    BY_NAME[_c["name"]] = _c

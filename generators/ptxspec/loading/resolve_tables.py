@@ -22,6 +22,9 @@ from ptxspec.model.smem import SharedMemory, SwizzleMode, invert_encode
 from ptxspec.model.sparsity import META_NAMES, Sparsity
 
 MATRIX_NAMES = frozenset({"M", "N", "K", "batch", "sparse"})
+#: the widths an element can be stored at (its container's, or its own): what tiles a 32-bit register
+#: and a byte-addressed memory (a 6- or 7-bit type lives in a byte container)
+STORAGE_BITS = (1, 2, 4, 8, 16, 32, 64)
 
 
 @dataclass
@@ -92,6 +95,12 @@ def resolve_types(ctx: Context, doc: Document) -> dict[str, ElementType]:
         if packed and packed["elements"] * t["bits"] > packed["bits"]:
             ctx.p.add(pos, f"type {t['name']}: {packed['elements']} elements of {t['bits']} bits do not fit "
                       f"{packed['bits']} bits")
+        stored = c_bits or t["bits"]
+        if c_bits is not None and c_bits < t["bits"]:
+            ctx.p.add(pos, f"type {t['name']}: a {t['bits']}-bit element does not fit a {c_bits}-bit container")
+        elif stored not in STORAGE_BITS:
+            ctx.p.add(pos, f"type {t['name']}: elements are stored {stored} bits wide, but registers and memory hold "
+                      f"elements of {', '.join(map(str, STORAGE_BITS))} bits: give a container (container_bits)")
         if c_shift and (c_bits is None or c_shift + t["bits"] > c_bits):
             ctx.p.add(pos, f"type {t['name']}: a {t['bits']}-bit element at bit {c_shift} does not fit its "
                       f"{c_bits}-bit container" if c_bits else f"type {t['name']}: container_shift needs container_bits")
