@@ -1787,6 +1787,61 @@ case("type_container_narrower_than_the_type",
                                "    bits: 6\n    container_bits: 4\n    format: {exponent: 3"))},
      [(TYPES, "- name: e3m2", "type e3m2: a 6-bit element does not fit a 4-bit container")])
 
+# A lane mask shorter than the lanes it masks (fuzz seed 37, tree 3950): the header bound one
+# register, the executor demanded eight.
+case("lane_mask_short_of_the_lanes",
+     "tcgen05.mma.sp's .cta_group::2 disable-output-lane mask stated as 1 register instead of 8.",
+     {TC_SP: edit_real(TC_SP, ('{name: disable_output_lane, kind: lane_mask, regs: 8, optional: true, default: 0, when: '
+                               '{cta_group: "cta_group::2", kind: ["kind::f16"',
+                               '{name: disable_output_lane, kind: lane_mask, regs: 1, optional: true, default: 0, when: '
+                               '{cta_group: "cta_group::2", kind: ["kind::f16"'))},
+     [(TC_SP, "lane_mask, regs: 1,", "operand disable_output_lane: 1 register, but a lane mask holds one bit per "
+                                     "tensor-memory lane of D: 8 registers of 32 bits with 2 CTAs")])
+
+# tcgen05.mma's kind::i8 with .cta_group::2 left without shapes (fuzz seed 37, tree 895): no M and N
+# would be legal for the variants that take it.
+_TC_DESC = "descriptors/tcgen05.yaml"
+case("descriptor_shapes_leave_a_variant_none",
+     "The idesc's shape row for kind::i8 with .cta_group::2 blanked.",
+     {_TC_DESC: edit_real(_TC_DESC, ('  - {kinds: ["kind::i8"], cta_group: "cta_group::2", ws: false, m: [128, 256], n: {range: [32, 256, 32]}}\n',
+                                     "\n"))},
+     [(TC_FAMILY, "kind: idesc", "operand idesc: the tcgen05 idesc's shapes have no row for kind::i8 with "
+                                 "cta_group::2: no M and N would be legal")])
+# A family's execution scope outside thread, warp and warpgroup (fuzz seed 37, tree 8821).
+_FENCE_FAMILY = "families/fence/family.yaml"
+case("threads_no_execution_scope",
+     "The proxy fence executed by 3 threads together.",
+     {_FENCE_FAMILY: edit_real(_FENCE_FAMILY, ("threads: 1\n", "threads: 3\n"))},
+     [(_FENCE_FAMILY, "threads: 3", "threads: 3: one instruction is executed by one thread (1), a warp (32), or a "
+                                    "warpgroup (128)")])
+
+# The shared-memory majors and layouts (fuzz seed 37, trees 9155, 3507, 2600).
+_TC_SMEM = "smem/tcgen05.yaml"
+case("smem_layout_two_elements_one_address",
+     "tcgen05's K-major interleaved bit_offset with SBO * 0: rows 8.. land on rows 0.. (tree 9155).",
+     {_TC_SMEM: edit_real(_TC_SMEM, ('bit_offset: "(mn%8)*128 + (mn//8)*SBO*8 + (k*bits)%128',
+                                     'bit_offset: "(mn%8)*128 + (mn//8)*SBO*0 + (k*bits)%128'))},
+     [(_TC_SMEM, "(mn//8)*SBO*0", "bit_offset puts elements (mn=0, k=0) and (mn=8, k=0) at one address (none, "
+                                  "8-bit elements, LBO=131072, SBO=4096)")])
+case("smem_major_trans_not_a_bit",
+     "tcgen05's K major selected by transpose value 3 (tree 3507).",
+     {_TC_SMEM: edit_real(_TC_SMEM, ("{name: K, trans: 0,", "{name: K, trans: 3,"))},
+     [(_TC_SMEM, "{name: K, trans: 3,", "major K: trans 3 is no value of the one-bit transpose that selects it (0 or 1)")])
+case("smem_layout_of_no_major",
+     "wgmma's K major deleted while its K-major canonical layouts stay (tree 2600).",
+     {_SMEM: edit_real(_SMEM, ('  - {name: K, trans: 0, description: "K-major: the K elements of a row of A (a column of B) '
+                               'are contiguous."}\n', ""))},
+     [(_SMEM, ("  - major: K", n), "canonical layout of major 'K', which is none of the majors (MN)") for n in (1, 2)])
+
+# A tensor-memory column count no allocation has (fuzz seed 37, trees 4462, 6122, 9053, ...).
+_TC_DEALLOC = "families/tcgen05/dealloc.yaml"
+case("column_count_not_an_allocation",
+     "tcgen05.dealloc's legal column counts with 65 for 128.",
+     {_TC_DEALLOC: edit_real(_TC_DEALLOC, ("kind: column_count, values: [32, 64, 128, 256, 512]",
+                                           "kind: column_count, values: [32, 64, 65, 256, 512]"))},
+     [(_TC_DEALLOC, "values: [32, 64, 65, 256, 512]", "operand ncols: legal value 65 columns: a count is a power of "
+                                                       "two from 32 to 512")])
+
 
 BY_NAME = {}
 for _c in CASES:

@@ -8,7 +8,8 @@ built model as a whole, after resolution, against facts the spec states once:
 - operands: a default (the value assumed when a statement leaves the operand out) is legal: one
   of an immediate's stated values, and a value the API takes for the operand (a predicate 0 or 1,
   a mask a word of its registers); that a signature has what its instruction's semantics needs,
-  the resolver checks;
+  the resolver checks, and that each operand has a shape the semantics' executor takes (a lane
+  mask: one bit per tensor-memory lane);
 - opcodes: each variant's opcode begins with its instruction's name and has no empty qualifier
   (`mma..sync` when a qualifier's value is missing);
 - requirements: each alternative's PTX version is one at which some of its targets exists;
@@ -37,6 +38,7 @@ from ptxspec.core.expr import ExprError
 from ptxspec.loading.descriptor_checks import check_descriptors
 from ptxspec.loading.matrix_sizes import check_matrix_sizes
 from ptxspec.model.isa import TargetSetError, Version, resolve_target_set
+from ptxspec.model.kinds import kind_of
 from ptxspec.model.spec import Spec
 from ptxspec.semantics.operands import checked
 
@@ -168,6 +170,12 @@ def _variants(report, spec: Spec, family_docs) -> None:
                 _default(report, v, o, defaults)
             if o.kind == "immediate":
                 _immediate_bounds(report, v, o, defaults)
+            if o.values is not None:
+                _value_domain(report, v, o, defaults)
+        meaning = spec.meanings.get(v.semantics) if spec.meanings else None
+        if meaning is not None and meaning.signature_problems is not None:
+            for name, why in meaning.signature_problems(v):
+                report(_operand_pos(v, name, "regs"), why)
         _opcode(report, v)
 
 
@@ -205,6 +213,17 @@ def _immediate_bounds(report, v, o, seen: dict) -> None:
         bad = [x for x in stated if not lo <= x <= hi]
         seen[key] = None if not bad else (f"operand {o.name}: legal value {bad[0]} is outside {lo}..{hi}: an immediate "
                                           "is a 32-bit integer (the bindings' `int`)")
+    if seen[key] is not None:
+        report(_operand_pos(v, o.name, "values"), seen[key])
+
+
+def _value_domain(report, v, o, seen: dict) -> None:
+    """Each legal value is one the operand's kind can take (OperandKind.value_problem); each distinct
+    operand is checked once."""
+    key = ("domain", o)
+    if key not in seen:
+        why = next((w for w in map(kind_of(o).value_problem, o.values) if w), None)
+        seen[key] = None if why is None else f"operand {o.name}: legal value {why}"
     if seen[key] is not None:
         report(_operand_pos(v, o.name, "values"), seen[key])
 

@@ -22,6 +22,9 @@ from ptxspec.model.smem import SharedMemory, SwizzleMode, invert_encode
 from ptxspec.model.sparsity import META_NAMES, Sparsity
 
 MATRIX_NAMES = frozenset({"M", "N", "K", "batch", "sparse"})
+#: the threads that execute one instruction together: PTX's matrix instructions run per thread, per
+#: warp or per warpgroup
+EXECUTION_SCOPES = {1: "one thread", 32: "a warp", 128: "or a warpgroup"}
 #: the widths an element can be stored at (its container's, or its own): what tiles a 32-bit register
 #: and a byte-addressed memory (a 6- or 7-bit type lives in a byte container)
 STORAGE_BITS = (1, 2, 4, 8, 16, 32, 64)
@@ -138,6 +141,9 @@ def resolve_families(ctx: Context, docs: list[Document]) -> dict[str, Family]:
                           "take their element type from their name")
             elif rows is not None and cols is not None:
                 matrices[name] = MatrixDims(name, body["description"], rows, cols, type_field)
+        if d["threads"] not in EXECUTION_SCOPES:  # (fuzz seed 37, tree 8821: a fence run by 3 threads)
+            ctx.p.add(d.at("threads"), f"threads: {d['threads']}: one instruction is executed by "
+                      f"{', '.join(f'{what} ({n})' for n, what in EXECUTION_SCOPES.items())}")
         families[d["name"]] = Family(name=d["name"], title=d["title"], description=d["description"],
                                      manual=d.get("manual", ""), threads=d["threads"], n_sets=n_sets, pos=d.pos,
                                      axes=axes, forms=dict(d.get("forms", {})), matrices=matrices)
@@ -258,12 +264,33 @@ def resolve_smem(ctx: Context, docs: list[Document], families: dict[str, Family]
             layouts.append({"major": c["major"], "swizzled": c["swizzled"], "cute": c["cute"], "bit_offset": off,
                             "advance_k": advance})
         _sample_smem(ctx, d, fields, swz, modes, layouts)
+        _check_majors(ctx, d)
         if swz is None:  # reported; the spec will not load
             continue
         majors = [{k: m[k] for k in ("name", "trans", "description")} for m in d.get("majors", [])]
         out[d["family"]] = SharedMemory(family=d["family"], description=d["description"], fields=fields,
                                         swizzle_modes=modes, swizzle=swz, canonical_layouts=layouts, majors=majors)
     return out
+
+
+def _check_majors(ctx: Context, d) -> None:
+    """The majors are the two values of a one-bit choice (wgmma's imm-trans-a/b, the idesc's transpose
+    bits), and every canonical layout's major is one of them (fuzz seed 37: trans 3 and 416, the K
+    major deleted, validated)."""
+    majors = d.get("majors")
+    if not majors:
+        return
+    for i, m in enumerate(majors):
+        if m["trans"] not in (0, 1):
+            ctx.p.add(majors[i].at("trans"), f"major {m['name']}: trans {m['trans']} is no value of the one-bit "
+                      "transpose that selects it (0 or 1)")
+    if len({m["trans"] for m in majors}) != len(majors):
+        ctx.p.add(d.at("majors"), "two majors share a trans value: one transpose value selects each major")
+    names = [m["name"] for m in majors]
+    for i, c in enumerate(d["canonical_layouts"]):
+        if c["major"] not in names:
+            ctx.p.add(d["canonical_layouts"][i].at("major"), f"canonical layout of major {c['major']!r}, which is "
+                      f"none of the majors ({', '.join(names)}){did_you_mean(c['major'], names)}")
 
 
 def _sample_smem(ctx: Context, d, fields, swz, modes, layouts) -> None:
@@ -297,7 +324,43 @@ def _sample_smem(ctx: Context, d, fields, swz, modes, layouts) -> None:
             except ExprError as exc:
                 ctx.p.add(d["canonical_layouts"][i].at("bit_offset"), f"bit_offset: {exc}")
             else:
+                _check_one_to_one(ctx, d["canonical_layouts"][i], c, modes)
                 _check_advance(ctx, d["canonical_layouts"][i], c, modes)
+
+
+# Descriptor offsets far enough apart that no two groups of rows or K chunks of a 64 x 32 operand
+# meet (a canonical layout is one-to-one at them): SBO past an atom of 8 rows of 128 bytes, LBO past
+# the 16 SBO steps of 64 rows of 32-bit elements
+_APART_LBO, _APART_SBO = 1 << 17, 1 << 12
+
+
+def _check_one_to_one(ctx: Context, at, c, modes) -> None:
+    """A canonical layout gives each element of an operand its own place (64 rows, 32 columns of
+    8-, 16- and 32-bit elements, each mode it describes, all at once): two elements at one address
+    would be a layout no operand fits (fuzz seed 37, tree 9155: SBO * 0 folded rows 8.. onto rows 0..)."""
+    cases = [(m, bits) for m in modes if (m.b > 0) == bool(c["swizzled"]) and c["major"] in m.majors
+             for bits in (8, 16, 32)]
+    if not cases:
+        return
+    col = lambda xs: np.array(xs, dtype=np.int64)[:, None, None]  # noqa: E731  (one plane per case)
+    bits = col([b for _, b in cases])
+    mn, k = np.arange(64, dtype=np.int64)[None, :, None], np.arange(32, dtype=np.int64)[None, None, :]
+    try:
+        off = c["bit_offset"](mn=mn, k=k, bits=bits, W=col([m.width for m, _ in cases]),
+                              R=col([m.rows for m, _ in cases]), LBO=_APART_LBO, SBO=_APART_SBO)
+    except ExprError:
+        return  # reported by _sample_smem
+    slots = np.sort((np.broadcast_to(np.asarray(off, dtype=np.int64), (len(cases), 64, 32)) // bits).reshape(len(cases), -1),
+                    axis=1)  # element slots: a shared slot is a shared (part of an) element
+    clash = np.argwhere(np.diff(slots, axis=1) == 0)
+    if clash.size:
+        i = int(clash[0][0])
+        m, b = cases[i]
+        flat = (np.broadcast_to(np.asarray(off, dtype=np.int64), (len(cases), 64, 32))[i] // b).ravel()
+        both = np.flatnonzero(flat == slots[i, int(clash[0][1])])[:2]
+        (r0, c0), (r, col_) = (divmod(int(x), 32) for x in both)
+        ctx.p.add(at.at("bit_offset"), f"bit_offset puts elements (mn={r0}, k={c0}) and (mn={r}, k={col_}) at one "
+                  f"address ({m.name}, {b}-bit elements, LBO={_APART_LBO}, SBO={_APART_SBO})")
 
 
 # Element widths and K extents (columns one instruction reads: 256 or 512 bits of a row) the

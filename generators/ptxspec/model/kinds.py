@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ptxspec.core.words import integer
+from ptxspec.model.tmem import COLUMNS
 from ptxspec.model.operand_kind import (
     C_REGISTER,
     SHARED_SPACES,
@@ -380,6 +381,13 @@ class ColumnCount(OperandKind):
     def check(self, v, o, value):
         if o.values is not None and int(value) not in o.values:
             raise ValueError(f"{v.id}: {o.name} = {value} is not one of {list(o.values)}")
+
+    def value_problem(self, value: int) -> str | None:
+        """Tensor memory is allocated in powers of two of at least 32 columns, of the 512 a CTA has (PTX
+        ISA 9.7.16.7.1; fuzz seed 37: counts of -1, 0, 7, 65 and 2**63 - 1 validated)."""
+        if value < 32 or value > COLUMNS or value & (value - 1):
+            return f"{value} columns: a count is a power of two from 32 to {COLUMNS}"
+        return None
 
 
 class Reduction(OperandKind):

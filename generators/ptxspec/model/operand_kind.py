@@ -145,6 +145,10 @@ class OperandKind:
     def check(self, v: "Variant", o: "Operand", value) -> None:
         """Raise ValueError when `value` is not a legal value of the operand."""
 
+    def value_problem(self, value: int) -> str | None:
+        """Why a value the spec lists as legal cannot be one of this kind (its domain), or None."""
+        return None
+
 
 RANGE_LIMIT = 4096  # members of one {range: ...}: far beyond any ISA set (wgmma N has 32), far below a hang
 

@@ -100,6 +100,8 @@ class Semantics:
     products: Callable | None = None
     #: variant -> why `products` names none for it, as the spec says ('' where it says nothing)
     why_none: Callable | None = None
+    #: variant -> [(operand, why)] for operands whose stated shape the executor cannot take (loading.checks)
+    signature_problems: Callable | None = None
 
 
 SEMANTICS: dict[str, Semantics] = {s.name: s for s in (
@@ -117,7 +119,7 @@ SEMANTICS: dict[str, Semantics] = {s.name: s for s in (
     Semantics("sync", "ordering and completion only: no operand data", _sync),
     Semantics("tmem_mma", "D = A*B + D with D (and optionally A, scale factors, metadata) in tensor memory; M, N, "
               "K and the element types come from the instruction descriptor", _tmem_mma,
-              tmem_mma.tmem_mma, tmem_mma.products, tmem_mma.why_no_products),
+              tmem_mma.tmem_mma, tmem_mma.products, tmem_mma.why_no_products, tmem_mma.signature_problems),
     Semantics("tmem_load", "registers loaded from tensor memory (a warp-collective access)", _tmem_load),
     Semantics("tmem_store", "registers stored to tensor memory (a warp-collective access)", _tmem_store),
     Semantics("tmem_copy", "a matrix copied from shared memory (a descriptor) into tensor memory", _tmem_copy),

@@ -456,6 +456,32 @@ def _check_column_mask(v, word: int) -> None:
         raise NotImplementedError(f"{v.id}: a zero-column mask that zeroes columns (non_zero_mask 1) is not executed")
 
 
+def lane_mask_regs(cta: int) -> int:
+    """Registers of a disable-output-lane mask: one bit per tensor-memory lane of each CTA of the group."""
+    return tmem.LANES * cta // 32
+
+
+def signature_problems(v) -> list[tuple[str, str]]:
+    """(operand, why) for each operand the signature gives a shape this meaning cannot take: a lane
+    mask of other than one bit per lane of D (fuzz seed 37, tree 3950: 1 register for .cta_group::2),
+    an instruction descriptor whose shapes give the variant's kind and CTA group none."""
+    sparse, ws, cta = _form(v)
+    out = [(o.name, f"operand {o.name}: {o.regs} register{'s' if o.regs != 1 else ''}, but a lane mask holds one bit "
+                    f"per tensor-memory lane of D: {lane_mask_regs(cta)} registers of 32 bits with {cta} "
+                    f"CTA{'s' if cta > 1 else ''}")
+           for o in v.operands if o.kind == "lane_mask" and o.regs != lane_mask_regs(cta)]
+    try:
+        desc = instruction_descriptor(v)
+    except LookupError:
+        return out
+    kind, group = v.qualifiers.get(desc.selector, ""), v.qualifiers.get("cta_group", "")
+    if any(kind in lay.selectors for lay in desc.layouts) and \
+            D.shapes(v.spec, kind, group, ws, sparse, v.family, desc.name) is None:  # (fuzz seed 37, trees 895, 4164)
+        out += [(o.name, f"operand {o.name}: the {v.family} {desc.name}'s shapes have no row for {kind} with {group}"
+                         f"{' and .ws' if ws else ''}: no M and N would be legal") for o in v.operands if o.kind == "idesc"]
+    return out
+
+
 def _lane_mask(v, ops, cta: int) -> list[np.ndarray]:
     """Per CTA, the lanes whose D the disable-output-lane mask keeps (bit i of the registers: lane i;
     with .cta_group::2 registers 0-3 for the even CTA, 4-7 for its peer)."""
@@ -463,8 +489,9 @@ def _lane_mask(v, ops, cta: int) -> list[np.ndarray]:
     if regs is None:
         return [np.zeros(tmem.LANES, bool)] * cta
     r = regs.astype(np.uint64)  # checked 32-bit words (operands.checked)
-    if r.shape != (4 * cta,):
-        raise ValueError(f"{v.id}: disable_output_lane holds {4 * cta} registers of 32 bits: shaped ({4 * cta},); "
+    if r.shape != (lane_mask_regs(cta),):
+        raise ValueError(f"{v.id}: disable_output_lane holds {lane_mask_regs(cta)} registers of 32 bits: shaped "
+                         f"({lane_mask_regs(cta)},); "
                          f"got {r.shape}")
     bits = ((r[:, None] >> np.arange(32, dtype=np.uint64)) & np.uint64(1)).astype(bool).reshape(cta, tmem.LANES)
     return list(bits)
