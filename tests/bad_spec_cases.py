@@ -1841,6 +1841,11 @@ case("column_count_not_an_allocation",
                                            "kind: column_count, values: [32, 64, 65, 256, 512]"))},
      [(_TC_DEALLOC, "values: [32, 64, 65, 256, 512]", "operand ncols: legal value 65 columns: a count is a power of "
                                                        "two from 32 to 512")])
+case("swizzle_moves_bytes_of_mode_none",
+     "wgmma's swizzle as a ^ 16: still a permutation, but mode none (b = 0) now moves bytes (fuzz seeds 36-37).",
+     {_SMEM: edit_real(_SMEM, ('swizzle: "a ^ ((((a >> 7) - o) & ((1 << b) - 1)) << 4)"', 'swizzle: "a ^ 16"'))},
+     [(_SMEM, 'swizzle: "a ^ 16"', "swizzle (none): a mode of b = 0 (no bits swizzled) must leave every address as "
+                                   "it is, but byte 0 moves to 16")])
 
 
 BY_NAME = {}

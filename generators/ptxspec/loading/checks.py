@@ -339,7 +339,8 @@ def _sparsities(report, spec: Spec, docs) -> None:
 
 def _swizzles(report, spec: Spec, docs) -> None:
     """Each mode's swizzle must move bytes only within its repeating pattern, and hit each byte of
-    it once: a permutation of every `repeat`-byte block (for every base offset it takes)."""
+    it once: a permutation of every `repeat`-byte block (for every base offset it takes); a mode
+    that swizzles no bits (b = 0) moves none."""
     for doc in docs:
         d = doc.data
         sm = spec.smem.get(d["family"])
@@ -363,6 +364,10 @@ def _swizzle_problem(swizzle, mode, offsets) -> str | None:
             out = np.broadcast_to(np.asarray(swizzle(a=a, b=mode.b, o=o, u=mode.unit), dtype=np.int64), a.shape)
         except ExprError as exc:
             return str(exc)
+        if mode.b == 0 and not np.array_equal(out, a):  # b bits XORed: none, no move (fuzz seeds 36-37: "a ^ 16")
+            moved = int(np.flatnonzero(out != a)[0])
+            return (f"a mode of b = 0 (no bits swizzled) must leave every address as it is, but byte {moved} moves "
+                    f"to {int(out[moved])}" + (f" with base offset {o}" if len(offsets) > 1 else ""))
         for j in range(blocks):
             block = out[j * mode.repeat:(j + 1) * mode.repeat]
             if not np.array_equal(np.sort(block), a[j * mode.repeat:(j + 1) * mode.repeat]):
