@@ -320,6 +320,8 @@ case("arithmetic.changed", needs=("numerics",), head=edit(lambda t: t[NUMERICS][
      at=("head", NUMERICS, ["rules", 0]))
 case("arithmetic.basis_changed", needs=("numerics",),
      head=edit(lambda t: t[NUMERICS]["rules"][0].update(basis="published")), at=("head", NUMERICS, ["rules", 0]))
+case("arithmetic.status_changed", needs=("numerics",),
+     head=edit(lambda t: t[NUMERICS]["rules"][0].update(status="measured elsewhere")), at=("head", NUMERICS, ["rules", 0]))
 
 
 def errata(t):

@@ -40,3 +40,17 @@ def basis_changed(d):
         before, after = ab[2].basis, ah[2].basis
         yield Finding(f"{hv.id} arithmetic basis", f"{hv.id}: arithmetic rests on {before} -> {after}", ah[2].pos,
                       side="head", summary=f"basis {before} -> {after}", variant=hv, before=before, after=after)
+
+
+@rule("arithmetic.status_changed", "warning",
+      "what a variant's arithmetic is said to rest on changed (its numerics rule's status: the evidence the database "
+      "and the docs name for a variant no campaign ran)")
+def status_changed(d):
+    for bv, hv in d.pairs.common:
+        ab, ah = _arithmetic(bv), _arithmetic(hv)
+        if ab is None or ah is None or ab[:2] != ah[:2] or ab[2].status == ah[2].status:
+            continue  # no model on a side, another model (arithmetic.changed), or the same status
+        show = lambda s: repr(s) if s else "none"  # noqa: E731
+        before, after = show(ab[2].status), show(ah[2].status)
+        yield Finding(f"{hv.id} arithmetic status", f"{hv.id}: arithmetic status {before} -> {after}", ah[2].pos,
+                      side="head", summary=f"status {before} -> {after}", variant=hv, before=before, after=after)
