@@ -35,23 +35,53 @@ def _SpecErrors() -> tuple[type[SpecError], ...]:
     return (errors.SpecError,) if errors is not None else ()
 
 
-def parser() -> argparse.ArgumentParser:
+#: command -> (help, description) of its subparser, in the order `ptxspec --help` lists them
+SUBCOMMANDS = {
+    "validate": ("check the spec; one line per problem", None),
+    "build": ("write every artifact under generated/ (or --out DIR)", None),
+    "query": ("variants, operands, fragments, errata",
+              "Variants filtered by any column of the variants table (FIELD=VALUE, also != < <= > >=, VALUE lists "
+              "a,b, and FIELD~PATTERN with * wildcards); with --target and --ptx only those valid there. --fragment "
+              "answers which thread and register hold an element, or what a thread holds."),
+    "serve": ("browse the database in Datasette (pip install 'ptxspec[web]')", None),
+    "diff": ("semantic report of what changed between two spec trees", None),
+    "explain": ("where each fact of a variant is written (file:line)",
+                "For one variant: its opcode template, shape, types, each qualifier, option, requirement clause and "
+                "rule, each operand and register count, each map, its numerics rule and the errata it cites, each "
+                "with the file:line:col that states it."),
+    "audit": ("check another tool's PTX bindings (CCCL, CuTe, LLVM) against the spec", None),
+    "render": ("render a Jinja2 template over the model (see ptxspec.emit.user_template)", None),
+}
+
+
+def parser(commands=None) -> argparse.ArgumentParser:
+    """The whole parser; with `commands`, only those subcommands get their options (the others keep
+    their name and help, so `ptxspec --help` and every usage line read the same): a command line
+    selects a subcommand only by naming it, so `main` builds the options of the names it was given,
+    and `ptxspec query` does not pay for building seven parsers it never reads."""
     p = argparse.ArgumentParser(prog="ptxspec", description="The machine-checked spec of PTX matrix instructions.")
     p.add_argument("--version", action="version", version=f"ptxspec {__version__}")
     p.add_argument("--spec", metavar="DIR", help="spec directory (default: the checkout's spec/, or the one "
                    "installed with the package)")
     sub = p.add_subparsers(dest="command", required=True)
-    v = sub.add_parser("validate", help="check the spec; one line per problem")
+    for name, (help_text, description) in SUBCOMMANDS.items():
+        command = sub.add_parser(name, help=help_text, **({"description": description} if description else {}))
+        if commands is None or name in commands:
+            OPTIONS[name](command)
+    return p
+
+
+def _validate_options(v: argparse.ArgumentParser) -> None:
     v.add_argument("-q", "--quiet", action="store_true", help="print the summary to stderr")
-    b = sub.add_parser("build", help="write every artifact under generated/ (or --out DIR)")
+
+
+def _build_options(b: argparse.ArgumentParser) -> None:
     b.add_argument("--out", metavar="DIR", help="output directory (default: generated/ beside the --spec "
                    "directory, or the checkout's generated/; an installed package needs --out)")
     b.add_argument("--check", action="store_true", help="write nothing; exit 1 naming stale files")
-    q = sub.add_parser("query", help="variants, operands, fragments, errata",
-                       description="Variants filtered by any column of the variants table (FIELD=VALUE, also "
-                       "!= < <= > >=, VALUE lists a,b, and FIELD~PATTERN with * wildcards); with --target and "
-                       "--ptx only those valid there. --fragment answers which thread and register hold an "
-                       "element, or what a thread holds.")
+
+
+def _query_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--family")
     q.add_argument("--target", metavar="SM", help="only variants valid on this target")
     q.add_argument("--ptx", metavar="X.Y", help="only variants valid at this PTX version")
@@ -75,10 +105,14 @@ def parser() -> argparse.ArgumentParser:
     q.add_argument("--byte", type=int, help="with --scale: byte of the scale register (0 = bits 0-7)")
     q.add_argument("--db", metavar="FILE", help="query this database file instead of generated/ptxspec.sqlite")
     q.add_argument("filters", nargs="*", metavar="FIELD=VALUE", help="filters on columns of the variants table")
-    w = sub.add_parser("serve", help="browse the database in Datasette (pip install 'ptxspec[web]')")
+
+
+def _serve_options(w: argparse.ArgumentParser) -> None:
     w.add_argument("--port", type=int, default=8001)
     w.add_argument("--db", metavar="FILE", help="database file (default: generated/ptxspec.sqlite)")
-    d = sub.add_parser("diff", help="semantic report of what changed between two spec trees")
+
+
+def _diff_options(d: argparse.ArgumentParser) -> None:
     d.add_argument("base", metavar="BASE", nargs="?", help="spec directory or git revision")
     d.add_argument("head", metavar="HEAD", nargs="?", help="spec directory or git revision (default: --spec or spec/)")
     d.add_argument("--format", choices=("text", "markdown", "json", "github"), default="text")
@@ -87,21 +121,24 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--severity-overrides", metavar="FILE",
                    help="file of `RULE SEVERITY` lines (RULE may be a glob like isa.*) replacing rules' severities")
     d.add_argument("--list-rules", action="store_true", help="list every rule: id, severity, description")
-    e = sub.add_parser("explain", help="where each fact of a variant is written (file:line)",
-                       description="For one variant: its opcode template, shape, types, each qualifier, option, "
-                       "requirement clause and rule, each operand and register count, each map, its numerics rule "
-                       "and the errata it cites, each with the file:line:col that states it.")
+
+
+def _explain_options(e: argparse.ArgumentParser) -> None:
     e.add_argument("opcode", metavar="OPCODE", help="the variant's opcode (qualifiers in any order ptxas accepts) or id")
     e.add_argument("--form", metavar="FORM", help="operand form, with an opcode that has several")
     e.add_argument("--format", choices=("text", "json"), default="text")
-    au = sub.add_parser("audit", help="check another tool's PTX bindings (CCCL, CuTe, LLVM) against the spec")
+
+
+def _audit_options(au: argparse.ArgumentParser) -> None:
     au.add_argument("peer", choices=("cccl", "cutlass", "llvm"), help="whose bindings")
     au.add_argument("path", metavar="PATH", nargs="?", help="a checkout (default: the installed nvidia-cuda-cccl or "
                     "nvidia-cutlass wheel; llvm needs one)")
     au.add_argument("--format", choices=("text", "json", "markdown", "github"), default="text")
     au.add_argument("--ptxas", action="store_true", help="adjudicate spelling and guard findings with ptxas")
     au.add_argument("--family", action="append", metavar="F", help="only this family (repeatable)")
-    r = sub.add_parser("render", help="render a Jinja2 template over the model (see ptxspec.emit.user_template)")
+
+
+def _render_options(r: argparse.ArgumentParser) -> None:
     r.add_argument("template", metavar="TEMPLATE", help="template file (examples/NAME: the checkout's or the "
                    "installed package's example)")
     r.add_argument("--out", metavar="FILE", help="write here instead of standard output")
@@ -113,7 +150,11 @@ def parser() -> argparse.ArgumentParser:
                    "template may build, in items or characters (default 16,777,216)")
     r.add_argument("--max-output", type=_positive(int), metavar="N", help="the most output, in characters "
                    "(default 268,435,456)")
-    return p
+
+
+#: command -> the function that adds its options to its subparser
+OPTIONS = {"validate": _validate_options, "build": _build_options, "query": _query_options, "serve": _serve_options,
+           "diff": _diff_options, "explain": _explain_options, "audit": _audit_options, "render": _render_options}
 
 
 def _positive(kind):
@@ -136,7 +177,8 @@ WITHOUT_GC = frozenset(COMMANDS) - {"serve"}
 
 
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser(COMMANDS.keys() & argv or None).parse_args(argv)
     collecting = gc.isenabled()
     if args.command in WITHOUT_GC:
         gc.disable()

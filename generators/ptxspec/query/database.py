@@ -1,26 +1,20 @@
 """Queries over generated/ptxspec.sqlite: variants by any column, validity, fragments, errata.
 
-Import-light on purpose (sqlite3 and json only): `ptxspec query` answers from the committed
+Import-light on purpose (sqlite3; json only to decode a column): `ptxspec query` answers from the committed
 database without loading YAML, numpy or jsonschema. Every value reaches SQL as a bound
 parameter; column names are checked against the database's own columns before use.
 """
 from __future__ import annotations
 
-import contextlib
-import functools
-import json
-import math
-import os
 import re
 import sqlite3
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import lazy_loader
 
-from ptxspec.model.catalog import Catalog, LookupFailed
+from ptxspec.query.budget import QueryError, StatementBudget, budgeted
 
 OPERATORS = ("!=", ">=", "<=", "=", ">", "<", "~")  # ~ : SQL LIKE with * as wildcard
 _FILTER_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(!=|>=|<=|=|>|<|~)(.*)$", re.S)
@@ -30,8 +24,13 @@ SCALE_FIELDS = ("variant_id", "operand", "byte_id", "thread_id", "thread", "byte
                 "k_last")
 if TYPE_CHECKING:
     import difflib
+    import json
+
+    from ptxspec.model import catalog
 else:
     difflib = lazy_loader.load("difflib")  # "did you mean", only for a word that names nothing
+    json = lazy_loader.load("json")  # decoding JSON columns: not for answers SQLite composes as JSON
+    catalog = lazy_loader.load("ptxspec.model.catalog", suppress_warning=True)  # opcodes, for --variant only
 
 JSON_COLUMNS = ("targets", "requires", "regs", "selectors", "metadata_nibbles", "rules", "evidence", "format", "legal_values", "params")
 
@@ -48,31 +47,10 @@ MAX_VALUES = 1024
 INT_RANGE = (-(1 << 63), (1 << 63) - 1)
 
 
-#: A hang guard on every statement, not a speed limit: a crafted file (a view that recurses without
-#: end in place of `variants`, its application id kept) is stopped and reported instead of running
-#: forever. The environment variable raises (or lowers) it; every real query takes milliseconds.
-QUERY_SECONDS = 60.0
-QUERY_SECONDS_ENV = "PTXSPEC_QUERY_SECONDS"
-PROGRESS_STEPS = 10_000  # SQLite virtual-machine instructions between two looks at the clock
-
-
-def query_seconds() -> float:
-    """The time budget of one statement: PTXSPEC_QUERY_SECONDS, else QUERY_SECONDS."""
-    raw = os.environ.get(QUERY_SECONDS_ENV)
-    if raw is None or not raw.strip():
-        return QUERY_SECONDS
-    try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = math.nan
-    if not 0 <= seconds < math.inf:
-        raise QueryError(f"{QUERY_SECONDS_ENV} is a number of seconds (0 or more), not {raw[:40]!r}")
-    return seconds
-
-
-class QueryError(ValueError):
-    """Bad query input, or a file that is no usable database: the message names what is valid."""
-
+#: The page cache of a connection, in KiB (PRAGMA cache_size): also how much a sort may hold in memory
+#: before it spills to a temporary file. 2 MB (SQLite's default) spilled the 3.5 MB that all of sm_90a
+#: as JSON sorts (a quarter of that query's time); pages are only taken as they are used.
+CACHE_KIB = 32768
 
 def _close(word: str, choices) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
@@ -124,56 +102,6 @@ class LoaderQueries:
         return [dict(r, variants=self.json_cell(r["variants"], "variants", r["variant_id"])) for r in rows]
 
 
-class StatementBudget:
-    """A time budget per statement, through SQLite's progress handler: past it, the statement is
-    interrupted and `budget_error` says so (a hang guard: see QUERY_SECONDS). `seconds` (default:
-    query_seconds()) may be set on the object."""
-
-    name: str
-    conn: sqlite3.Connection
-    seconds: float | None = None
-    _deadline = math.inf
-    _interrupted = False
-    _watched: sqlite3.Connection | None = None
-
-    @contextlib.contextmanager
-    def budget(self):
-        """Arm the budget for one statement (the progress handler is installed on first use)."""
-        if self._watched is not self.conn:
-            self.conn.set_progress_handler(self._progress, PROGRESS_STEPS)
-            self._watched = self.conn
-        if self.seconds is None:
-            self.seconds = query_seconds()
-        self._deadline, self._interrupted = time.monotonic() + self.seconds, False
-        try:
-            yield
-        finally:
-            self._deadline = math.inf
-
-    def _progress(self) -> int:
-        """Nonzero interrupts the statement (past its time budget)."""
-        if time.monotonic() >= self._deadline:
-            self._interrupted = True
-            return 1
-        return 0
-
-    def budget_error(self) -> QueryError | None:
-        if not self._interrupted:
-            return None
-        return QueryError(f"{self.name}: a statement ran past its time budget of {self.seconds:g} s and was stopped (a "
-                          f"real query takes milliseconds: the file may be crafted or damaged; run `ptxspec build`, "
-                          f"or raise the budget with {QUERY_SECONDS_ENV}=SECONDS)")
-
-
-def budgeted(execute):
-    """Database.execute under its statement's time budget (StatementBudget)."""
-    @functools.wraps(execute)
-    def run(self, *args, **kwargs):
-        with self.budget():
-            return execute(self, *args, **kwargs)
-    return run
-
-
 class Database(LoaderQueries, StatementBudget):
     def __init__(self, conn: sqlite3.Connection, name: str = "the database"):
         self.conn = conn
@@ -197,6 +125,7 @@ class Database(LoaderQueries, StatementBudget):
             raise QueryError(f"cannot open database {path}: {exc}") from None
         db = cls(conn, str(path))
         db.check(path)
+        db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         return db
 
     def check(self, path: Path | None = None) -> None:
@@ -228,10 +157,29 @@ class Database(LoaderQueries, StatementBudget):
             _no_blobs(self.name, cur, rows)
             return rows
         except sqlite3.Error as exc:
-            raise self.budget_error() or QueryError(f"{self.name} cannot answer ({exc}): it is damaged or not a "
-                                                    "ptxspec database; run `ptxspec build`") from None
+            raise self._error(exc) from None
         except (OverflowError, MemoryError) as exc:
             raise QueryError(f"the query is too large for {self.name} ({exc})") from None
+
+    @budgeted
+    def composed_utf8(self, sql: str, params=()) -> list[bytes]:
+        """The first column of each row as UTF-8 bytes, for statements whose one column SQLite
+        composes as text (json_object): never a BLOB, and never decoded into str only to be encoded
+        again for writing."""
+        factory = self.conn.text_factory
+        self.conn.text_factory = bytes
+        try:
+            return [r[0] for r in self.conn.execute(sql, params)]
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
+        except (OverflowError, MemoryError) as exc:
+            raise QueryError(f"the query is too large for {self.name} ({exc})") from None
+        finally:
+            self.conn.text_factory = factory
+
+    def _error(self, exc: sqlite3.Error) -> QueryError:
+        return self.budget_error() or QueryError(f"{self.name} cannot answer ({exc}): it is damaged or not a "
+                                                 "ptxspec database; run `ptxspec build`")
 
     def columns(self, table: str) -> dict[str, str]:
         if table not in self._columns:
@@ -321,6 +269,14 @@ class Database(LoaderQueries, StatementBudget):
     def variants_json(self, filters=(), family=None, target=None, ptx=None) -> list[str]:
         """Each matching variant as JSON text, composed by SQLite: the content of json.dumps of the
         `variants` dict (same keys, order and values), without decoding and re-encoding in Python."""
+        sql, params = self._variants_json_sql(filters, family, target, ptx)
+        return [r[0] for r in self.execute(sql, params, plain=True)]
+
+    def variants_json_utf8(self, filters=(), family=None, target=None, ptx=None) -> list[bytes]:
+        """variants_json as UTF-8 bytes (what `ptxspec query --format json` writes)."""
+        return self.composed_utf8(*self._variants_json_sql(filters, family, target, ptx))
+
+    def _variants_json_sql(self, filters, family, target, ptx) -> tuple[str, list]:
         fields = []
         for col in self.columns("variants"):
             if col in JSON_COLUMNS:
@@ -331,7 +287,7 @@ class Database(LoaderQueries, StatementBudget):
                 value = f'v."{col}"'
             fields.append(f"'{col}', {value}")
         sql, params = self._variants_sql(filters, family, target, ptx)
-        return [r[0] for r in self.execute(f"SELECT json_object({', '.join(fields)})" + sql, params, plain=True)]
+        return f"SELECT json_object({', '.join(fields)})" + sql, params
 
     def _variants_sql(self, filters, family, target, ptx) -> tuple[str, list]:
         """FROM ... WHERE ... ORDER BY of a variants query, and its parameters."""
@@ -366,12 +322,12 @@ class Database(LoaderQueries, StatementBudget):
         """A variant id from an id, or an opcode in any qualifier order ptxas accepts (plus form when
         the opcode has several): ptxspec.model.catalog, as Spec.variant."""
         if self._catalog is None:
-            self._catalog = Catalog(self.execute("SELECT id, ptx, form FROM variants", plain=True),
+            self._catalog = catalog.Catalog(self.execute("SELECT id, ptx, form FROM variants", plain=True),
                                     [r[0] for r in self.execute("SELECT name FROM types")],
                                     [r[0] for r in self.execute("SELECT name FROM instructions")], _options(self))
         try:
             return self._catalog.resolve(ref, form)
-        except LookupFailed as exc:
+        except catalog.LookupFailed as exc:
             raise QueryError(str(exc)) from None
 
     def fragment(self, variant_id: str, operand: str, row=None, col=None, thread=None) -> list[dict]:
