@@ -71,3 +71,23 @@ def test_fragment_coordinates_out_of_range_say_the_range():
     proc = cli("query", "--variant", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "--fragment", "a",
                "--thread", "40")
     assert proc.returncode == 2 and "threads 0 to 31" in proc.stderr
+
+
+def test_variants_json_is_json_object_of_every_column_byte_for_byte():
+    """The view variants_json joins stored runs of members (ptxspec.query.json_parts): its text is
+    what SQLite's json_object writes over the columns of variants, byte for byte, in the same order."""
+    from ptxspec.query.database import BOOLEAN_COLUMNS, JSON_COLUMNS, Database
+    db = Database.open(ROOT / "generated" / "ptxspec.sqlite")
+
+    def value(col):
+        if col in JSON_COLUMNS:
+            return f'json(v."{col}")'
+        return f"""json(CASE WHEN v."{col}" THEN 'true' ELSE 'false' END)""" if col in BOOLEAN_COLUMNS else f'v."{col}"'
+    pairs = ", ".join(f"'{c}', {value(c)}" for c in db.columns("variants"))
+    want = [r[0] for r in db.execute(f"SELECT json_object({pairs}) FROM variants v ORDER BY family, instruction, id",
+                                     plain=True)]
+    assert len(want) > 4000 and db.variants_json() == want
+    sm90a = db.execute(f"SELECT json_object({pairs}) FROM variants v JOIN variant_targets t ON t.variant_id = v.id "
+                       "AND t.target = 'sm_90a' ORDER BY family, instruction, id", plain=True)
+    assert db.variants_json_utf8(target="sm_90a") == [r[0].encode() for r in sm90a]
+

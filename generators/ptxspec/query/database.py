@@ -38,8 +38,10 @@ JSON_COLUMNS = ("targets", "requires", "regs", "selectors", "metadata_nibbles", 
 #: The layout of the database this module reads. `ptxspec build` stamps it into the file
 #: (PRAGMA user_version) with the application id below; bump it whenever a table or column the
 #: queries rely on changes, so that an older or newer file is refused with a clear message.
-DATABASE_VERSION = 1
+DATABASE_VERSION = 2  # 2: the view variants_json
 APPLICATION_ID = 0x50545853  # "PTXS"
+#: the tables whose json column holds runs of members of the view variants_json's JSON texts
+JSON_TEXT_TABLES = ("json_fragments", "requirements", "signatures")
 #: Bounds on what a query may ask: integers fit SQLite's 64 bits, and the filters stay far below
 #: SQLite's expression-depth and bound-parameter limits.
 MAX_FILTERS = 64
@@ -109,6 +111,7 @@ class Database(LoaderQueries, StatementBudget):
         self.name = name
         self._columns: dict[str, dict[str, str]] = {}
         self._catalog = None  # ptxspec.model.catalog.Catalog, built on the first lookup
+        self._json_checked = False  # _check_json_texts passed
 
     @classmethod
     def open(cls, path: str | Path) -> "Database":
@@ -267,30 +270,36 @@ class Database(LoaderQueries, StatementBudget):
         return self.execute(f"SELECT {select}" + sql, params, plain=True)
 
     def variants_json(self, filters=(), family=None, target=None, ptx=None) -> list[str]:
-        """Each matching variant as JSON text, composed by SQLite: the content of json.dumps of the
-        `variants` dict (same keys, order and values), without decoding and re-encoding in Python."""
-        sql, params = self._variants_json_sql(filters, family, target, ptx)
-        return [r[0] for r in self.execute(sql, params, plain=True)]
+        """Each matching variant as JSON text (the view variants_json): the content of json.dumps
+        of the `variants` dict (same keys, order and values), without decoding and re-encoding in
+        Python."""
+        sql, params = self._variants_sql(filters, family, target, ptx, "variants_json")
+        self._check_json_texts()
+        return [r[0] for r in self.execute("SELECT v.json" + sql, params, plain=True)]
 
     def variants_json_utf8(self, filters=(), family=None, target=None, ptx=None) -> list[bytes]:
         """variants_json as UTF-8 bytes (what `ptxspec query --format json` writes)."""
-        return self.composed_utf8(*self._variants_json_sql(filters, family, target, ptx))
+        sql, params = self._variants_sql(filters, family, target, ptx, "variants_json")
+        self._check_json_texts()
+        return self.composed_utf8("SELECT v.json" + sql, params)
 
-    def _variants_json_sql(self, filters, family, target, ptx) -> tuple[str, list]:
-        fields = []
-        for col in self.columns("variants"):
-            if col in JSON_COLUMNS:
-                value = f'json(v."{col}")'
-            elif col in BOOLEAN_COLUMNS:
-                value = f"""json(CASE WHEN v."{col}" THEN 'true' ELSE 'false' END)"""
-            else:
-                value = f'v."{col}"'
-            fields.append(f"'{col}', {value}")
-        sql, params = self._variants_sql(filters, family, target, ptx)
-        return f"SELECT json_object({', '.join(fields)})" + sql, params
+    def _check_json_texts(self) -> None:
+        """QueryError unless the stored runs of members that variants_json joins are valid JSON (a
+        damaged file is a clear error, never a malformed answer): about a millisecond, as they
+        are stored once for all the variants that share them."""
+        if self._json_checked:
+            return
+        bad = self.execute(" UNION ALL ".join(f"SELECT '{t}' FROM {t} WHERE NOT json_valid('{{' || json || '}}')"
+                                              for t in JSON_TEXT_TABLES) + " LIMIT 1", plain=True)
+        if bad:
+            raise QueryError(f"{self.name}: a json column of table {bad[0][0]} is not valid JSON: the file is "
+                             "damaged; run `ptxspec build`")
+        self._json_checked = True
 
-    def _variants_sql(self, filters, family, target, ptx) -> tuple[str, list]:
-        """FROM ... WHERE ... ORDER BY of a variants query, and its parameters."""
+    def _variants_sql(self, filters, family, target, ptx, relation="variants") -> tuple[str, list]:
+        """FROM ... WHERE ... ORDER BY of a variants query, and its parameters; `relation` is variants
+        or variants_json, whose requirement and position spare it a second lookup of each variant for
+        its targets, and the sort (its rows are stored in the order of the answer)."""
         clauses, params = self.where("variants", list(filters))
         if family is not None:
             fams = self.distinct("families", "name")
@@ -303,7 +312,8 @@ class Database(LoaderQueries, StatementBudget):
             targets = [r[0] for r in self.execute("SELECT name FROM targets ORDER BY arch, suffix")]
             if target not in targets:
                 raise QueryError(f"unknown target {target!r}{_close(target, targets)}; targets: {', '.join(targets)}")
-            join = " JOIN variant_targets vt ON vt.variant_id = v.id AND vt.target = ?"
+            join = (" JOIN requirement_targets vt ON vt.requirement = v.requirement AND vt.target = ?"
+                    if relation == "variants_json" else " JOIN variant_targets vt ON vt.variant_id = v.id AND vt.target = ?")
             params.insert(0, target)
         if ptx is not None:
             versions = self.distinct("ptx_versions", "version", 200)
@@ -315,8 +325,9 @@ class Database(LoaderQueries, StatementBudget):
             clauses.append(f"({until} IS NULL OR (SELECT ordinal FROM ptx_versions WHERE version = {until}) > "
                            "(SELECT ordinal FROM ptx_versions WHERE version = ?))")
             params += [ptx, ptx]
-        sql = f" FROM variants v{join}" + (" WHERE " + " AND ".join(clauses) if clauses else "")
-        return sql + " ORDER BY v.family, v.instruction, v.id", params
+        sql = f" FROM {relation} v{join}" + (" WHERE " + " AND ".join(clauses) if clauses else "")
+        order = "v.position" if relation == "variants_json" else "v.family, v.instruction, v.id"  # the same order
+        return sql + f" ORDER BY {order}", params
 
     def resolve_variant(self, ref: str, form: str | None = None) -> str:
         """A variant id from an id, or an opcode in any qualifier order ptxas accepts (plus form when
