@@ -7,18 +7,24 @@ commands that load the spec import.
 """
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import os
 import sys
+import types
 from typing import TYPE_CHECKING
+
+import lazy_loader
 
 from ptxspec.cli.usage import UsageError
 from ptxspec.core.paths import DataNotFound, default_spec_dir
 
 if TYPE_CHECKING:  # annotations only: the query command never imports it
+    import argparse
+
     from ptxspec.core.errors import SpecError
+else:
+    argparse = lazy_loader.load("argparse")  # not for a plain `ptxspec query` (quick_query_args)
 from ptxspec.core.version import __version__
 
 #: command -> (module of ptxspec.cli, function)
@@ -81,29 +87,36 @@ def _build_options(b: argparse.ArgumentParser) -> None:
     b.add_argument("--check", action="store_true", help="write nothing; exit 1 naming stale files")
 
 
+#: the options of `ptxspec query`: (flag, argparse keywords); the positional filters come after them
+QUERY_OPTIONS: tuple[tuple[str, dict], ...] = (
+    ("--family", {}),
+    ("--target", {"metavar": "SM", "help": "only variants valid on this target"}),
+    ("--ptx", {"metavar": "X.Y", "help": "only variants valid at this PTX version"}),
+    ("--format", {"choices": ("table", "json", "csv"), "default": "table"}),
+    ("--errata", {"action": "store_true", "help": "list errata instead of variants"}),
+    ("--variant", {"metavar": "ID|OPCODE", "help": "one variant, by id or opcode"}),
+    ("--form", {"metavar": "FORM", "help": "operand form, with an opcode that has several (wgmma: reg, desc; "
+                "tcgen05.mma: desc, tmem and their _scaled kinds; ... the spec's forms)"}),
+    ("--operands", {"action": "store_true", "help": "list the operands of the variant(s)"}),
+    ("--fragment", {"metavar": "OPERAND", "help": "elements of a register operand (a, b, c, d)"}),
+    ("--loader", {"metavar": "OPERAND", "help": "how ldmatrix loads (stmatrix stores) a fragment (a, b, c, d) from "
+                  "(to) a tile in shared memory"}),
+    ("--storage", {"choices": ("row", "col"), "help": "with --loader: the tile row- or column-major"}),
+    ("--direction", {"choices": ("load", "store"), "help": "with --loader: load or store"}),
+    ("--row", {"type": int, "help": "with --fragment: matrix row; with --scale: row of A"}),
+    ("--col", {"type": int, "help": "with --fragment: matrix column; with --scale: column of B"}),
+    ("--thread", {"type": int, "help": "with --fragment or --scale: thread"}),
+    ("--scale", {"metavar": "OPERAND", "help": "block-scale factors of a scale operand (scale_a, scale_b): with "
+                 "--row/--col and --k who holds a factor, with --thread and --byte what a byte covers"}),
+    ("--k", {"type": int, "help": "with --scale: the k whose block-scale factor is asked for"}),
+    ("--byte", {"type": int, "help": "with --scale: byte of the scale register (0 = bits 0-7)"}),
+    ("--db", {"metavar": "FILE", "help": "query this database file instead of generated/ptxspec.sqlite"}),
+)
+
+
 def _query_options(q: argparse.ArgumentParser) -> None:
-    q.add_argument("--family")
-    q.add_argument("--target", metavar="SM", help="only variants valid on this target")
-    q.add_argument("--ptx", metavar="X.Y", help="only variants valid at this PTX version")
-    q.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    q.add_argument("--errata", action="store_true", help="list errata instead of variants")
-    q.add_argument("--variant", metavar="ID|OPCODE", help="one variant, by id or opcode")
-    q.add_argument("--form", metavar="FORM", help="operand form, with an opcode that has several (wgmma: reg, "
-                   "desc; tcgen05.mma: desc, tmem and their _scaled kinds; ... the spec's forms)")
-    q.add_argument("--operands", action="store_true", help="list the operands of the variant(s)")
-    q.add_argument("--fragment", metavar="OPERAND", help="elements of a register operand (a, b, c, d)")
-    q.add_argument("--loader", metavar="OPERAND", help="how ldmatrix loads (stmatrix stores) a fragment (a, b, c, d) "
-                   "from (to) a tile in shared memory")
-    q.add_argument("--storage", choices=("row", "col"), help="with --loader: the tile row- or column-major")
-    q.add_argument("--direction", choices=("load", "store"), help="with --loader: load or store")
-    q.add_argument("--row", type=int, help="with --fragment: matrix row; with --scale: row of A")
-    q.add_argument("--col", type=int, help="with --fragment: matrix column; with --scale: column of B")
-    q.add_argument("--thread", type=int, help="with --fragment or --scale: thread")
-    q.add_argument("--scale", metavar="OPERAND", help="block-scale factors of a scale operand (scale_a, scale_b): "
-                   "with --row/--col and --k who holds a factor, with --thread and --byte what a byte covers")
-    q.add_argument("--k", type=int, help="with --scale: the k whose block-scale factor is asked for")
-    q.add_argument("--byte", type=int, help="with --scale: byte of the scale register (0 = bits 0-7)")
-    q.add_argument("--db", metavar="FILE", help="query this database file instead of generated/ptxspec.sqlite")
+    for flag, options in QUERY_OPTIONS:
+        q.add_argument(flag, **options)
     q.add_argument("filters", nargs="*", metavar="FIELD=VALUE", help="filters on columns of the variants table")
 
 
@@ -176,9 +189,59 @@ def _positive(kind):
 WITHOUT_GC = frozenset(COMMANDS) - {"serve"}
 
 
+def quick_query_args(argv: list[str]) -> types.SimpleNamespace | None:
+    """What argparse makes of a plain `ptxspec query` command line, without importing argparse and
+    building its parser (a tenth of `ptxspec query --format json`): `query` first, then each option
+    by its full name (a value that is no option and passes its type and choices after it), the
+    filters in one run. None for any other command line: argparse parses it, with its help and its
+    errors (tests/test_cli_edges.py holds the two equal)."""
+    if not argv or argv[0] != "query":
+        return None
+    options = dict(QUERY_OPTIONS)
+    values = {"spec": None, "command": "query"}
+    for flag, option in QUERY_OPTIONS:
+        values[_dest(flag)] = option.get("default", False if option.get("action") == "store_true" else None)
+    filters: list[str] = []
+    at, ended = 1, False  # ended: a run of filters is over (a second run is an argparse error)
+    while at < len(argv):
+        word = argv[at]
+        if not word.startswith("-"):
+            if ended and filters:
+                return None
+            filters.append(word)
+            at += 1
+            continue
+        option = options.get(word)
+        if option is None:
+            return None
+        ended = bool(filters)
+        if option.get("action") == "store_true":
+            values[_dest(word)] = True
+            at += 1
+            continue
+        if at + 1 >= len(argv) or argv[at + 1].startswith("-"):
+            return None
+        value = argv[at + 1]
+        if "type" in option:
+            try:
+                value = option["type"](value)
+            except ValueError:
+                return None
+        if value not in option.get("choices", (value,)):
+            return None
+        values[_dest(word)] = value
+        at += 2
+    return types.SimpleNamespace(**values, filters=filters)
+
+
+def _dest(flag: str) -> str:
+    """The attribute argparse stores an option's value in: --fail-on -> fail_on."""
+    return flag[2:].replace("-", "_")
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = parser(COMMANDS.keys() & argv or None).parse_args(argv)
+    args = quick_query_args(argv) or parser(COMMANDS.keys() & argv or None).parse_args(argv)
     collecting = gc.isenabled()
     if args.command in WITHOUT_GC:
         gc.disable()
