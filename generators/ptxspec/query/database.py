@@ -40,8 +40,9 @@ JSON_COLUMNS = ("targets", "requires", "regs", "selectors", "metadata_nibbles", 
 #: queries rely on changes, so that an older or newer file is refused with a clear message.
 DATABASE_VERSION = 2  # 2: the view variants_json
 APPLICATION_ID = 0x50545853  # "PTXS"
-#: the tables whose json column holds runs of members of the view variants_json's JSON texts
-JSON_TEXT_TABLES = ("json_fragments", "requirements", "signatures")
+#: (table, column) of the runs of members that the view variants_json joins into JSON texts
+JSON_TEXT_COLUMNS = (("json_fragments", "json"), ("requirements", "json"), ("requirements", "json_until"),
+                     ("signatures", "json"))
 #: Bounds on what a query may ask: integers fit SQLite's 64 bits, and the filters stay far below
 #: SQLite's expression-depth and bound-parameter limits.
 MAX_FILTERS = 64
@@ -289,8 +290,8 @@ class Database(LoaderQueries, StatementBudget):
         are stored once for all the variants that share them."""
         if self._json_checked:
             return
-        bad = self.execute(" UNION ALL ".join(f"SELECT '{t}' FROM {t} WHERE NOT json_valid('{{' || json || '}}')"
-                                              for t in JSON_TEXT_TABLES) + " LIMIT 1", plain=True)
+        bad = self.execute(" UNION ALL ".join(f"SELECT '{t}' FROM {t} WHERE NOT json_valid('{{' || {c} || '}}')"
+                                              for t, c in JSON_TEXT_COLUMNS) + " LIMIT 1", plain=True)
         if bad:
             raise QueryError(f"{self.name}: a json column of table {bad[0][0]} is not valid JSON: the file is "
                              "damaged; run `ptxspec build`")
@@ -312,9 +313,13 @@ class Database(LoaderQueries, StatementBudget):
             targets = [r[0] for r in self.execute("SELECT name FROM targets ORDER BY arch, suffix")]
             if target not in targets:
                 raise QueryError(f"unknown target {target!r}{_close(target, targets)}; targets: {', '.join(targets)}")
-            join = (" JOIN requirement_targets vt ON vt.requirement = v.requirement AND vt.target = ?"
-                    if relation == "variants_json" else " JOIN variant_targets vt ON vt.variant_id = v.id AND vt.target = ?")
-            params.insert(0, target)
+            if relation == "variants_json" and ptx is None:  # tested before the variant's other lookups
+                clauses.append("v.requirement IN (SELECT requirement FROM requirement_targets WHERE target = ?)")
+                params.append(target)
+            else:
+                join = (" JOIN requirement_targets vt ON vt.requirement = v.requirement AND vt.target = ?"
+                        if relation == "variants_json" else " JOIN variant_targets vt ON vt.variant_id = v.id AND vt.target = ?")
+                params.insert(0, target)
         if ptx is not None:
             versions = self.distinct("ptx_versions", "version", 200)
             if ptx not in versions:

@@ -3,7 +3,7 @@
 Composing each variant's JSON object column by column (json_object over the 59 columns of
 `variants`) was most of the time of `ptxspec query --target sm_90a --format json`. The members come
 in runs, most of them shared: the types, the qualifier axes, the requirement, the register counts,
-the selectors to numerics; only the id to k and until_ptx are the variant's own. `ptxspec build`
+the selectors to numerics, until_ptx; only the id to k are the variant's own. `ptxspec build`
 stores each distinct shared run once, as the members SQLite's json_object writes for them (table
 json_fragments, and the json columns of requirements and signatures); the view variants_json joins
 them, with the variant's own members composed on the spot, into the same text byte for byte.
@@ -19,9 +19,10 @@ from ptxspec.query.database import BOOLEAN_COLUMNS, JSON_COLUMNS
 #: variant's own values, composed when queried; every other part is stored once per distinct text.
 AXES = "<axes>"
 JSON_PARTS = (("id", "row"), ("atype", "types"), (AXES, "axes"), ("min_ptx", "requirement"),
-              ("regs", "signature"), ("selectors", "tail"), ("until_ptx", "row"))
+              ("regs", "signature"), ("selectors", "tail"), ("until_ptx", "until"))
 #: part -> where the view variants_json reads its stored text (aliases of its x-from)
-STORED = {"types": "jt.json", "axes": "ja.json", "requirement": "r.json", "signature": "s.json", "tail": "jl.json"}
+STORED = {"types": "jt.json", "axes": "ja.json", "requirement": "r.json", "signature": "s.json", "tail": "jl.json",
+          "until": "r.json_until"}
 #: the parts in json_fragments, each referenced by the variant_rows column json_<part>
 VARIANT_PARTS = ("types", "axes", "tail")
 

@@ -240,7 +240,8 @@ def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]
     def add_requirement(i: int, req: Requirement) -> None:
         targets = spec.sort_targets(req.targets)
         row = (str(req.min_ptx), json.dumps(targets), json.dumps(req.as_data(order)))
-        out["requirements"].append((i, *row, _opt(req.until_ptx), members(parts["requirement"], row)))
+        until = _opt(req.until_ptx)
+        out["requirements"].append((i, *row, until, members(parts["requirement"], row), members(parts["until"], (until,))))
         for ci, clause in enumerate(req.clauses):
             out["requirement_clause_rows"] += [(i, ci, str(clause.ptx), t, _opt(clause.until))
                                                for t in sorted(clause.targets, key=order)]
