@@ -105,14 +105,68 @@ class LoaderQueries:
         return [dict(r, variants=self.json_cell(r["variants"], "variants", r["variant_id"])) for r in rows]
 
 
-class Database(LoaderQueries, StatementBudget):
+class JsonAnswers:
+    """The variants as JSON texts, composed by SQLite (the view variants_json), which Database
+    answers too."""
+
+    conn: sqlite3.Connection
+    name: str
+    _json_checked = False  # _check_json_texts passed
+    execute: Callable[..., list]  # Database.execute
+    _error: Callable[[sqlite3.Error], QueryError]  # Database._error
+    _variants_sql: Callable[..., tuple[str, list]]  # Database._variants_sql
+
+    def variants_json(self, filters=(), family=None, target=None, ptx=None) -> list[str]:
+        """Each matching variant as JSON text (the view variants_json): the content of json.dumps
+        of the `variants` dict (same keys, order and values), without decoding and re-encoding in
+        Python."""
+        sql, params = self._variants_sql(filters, family, target, ptx, "variants_json")
+        self._check_json_texts()
+        return [r[0] for r in self.execute("SELECT v.json" + sql, params, plain=True)]
+
+    def variants_json_utf8(self, filters=(), family=None, target=None, ptx=None) -> list[bytes]:
+        """variants_json as UTF-8 bytes (what `ptxspec query --format json` writes)."""
+        sql, params = self._variants_sql(filters, family, target, ptx, "variants_json")
+        self._check_json_texts()
+        return self.composed_utf8("SELECT v.json" + sql, params)
+
+    def _check_json_texts(self) -> None:
+        """QueryError unless the stored runs of members that variants_json joins are valid JSON (a
+        damaged file is a clear error, never a malformed answer): about a millisecond, as they
+        are stored once for all the variants that share them."""
+        if self._json_checked:
+            return
+        bad = self.execute(" UNION ALL ".join(f"SELECT '{t}' FROM {t} WHERE NOT json_valid('{{' || {c} || '}}')"
+                                              for t, c in JSON_TEXT_COLUMNS) + " LIMIT 1", plain=True)
+        if bad:
+            raise QueryError(f"{self.name}: a json column of table {bad[0][0]} is not valid JSON: the file is "
+                             "damaged; run `ptxspec build`")
+        self._json_checked = True
+
+    @budgeted
+    def composed_utf8(self, sql: str, params=()) -> list[bytes]:
+        """The first column of each row as UTF-8 bytes, for statements whose one column SQLite
+        composes as text (json_object): never a BLOB, and never decoded into str only to be encoded
+        again for writing."""
+        factory = self.conn.text_factory
+        self.conn.text_factory = bytes
+        try:
+            return [r[0] for r in self.conn.execute(sql, params)]
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
+        except (OverflowError, MemoryError) as exc:
+            raise QueryError(f"the query is too large for {self.name} ({exc})") from None
+        finally:
+            self.conn.text_factory = factory
+
+
+class Database(LoaderQueries, JsonAnswers, StatementBudget):
     def __init__(self, conn: sqlite3.Connection, name: str = "the database"):
         self.conn = conn
         self.conn.row_factory = sqlite3.Row
         self.name = name
         self._columns: dict[str, dict[str, str]] = {}
         self._catalog = None  # ptxspec.model.catalog.Catalog, built on the first lookup
-        self._json_checked = False  # _check_json_texts passed
 
     @classmethod
     def open(cls, path: str | Path) -> "Database":
@@ -164,22 +218,6 @@ class Database(LoaderQueries, StatementBudget):
             raise self._error(exc) from None
         except (OverflowError, MemoryError) as exc:
             raise QueryError(f"the query is too large for {self.name} ({exc})") from None
-
-    @budgeted
-    def composed_utf8(self, sql: str, params=()) -> list[bytes]:
-        """The first column of each row as UTF-8 bytes, for statements whose one column SQLite
-        composes as text (json_object): never a BLOB, and never decoded into str only to be encoded
-        again for writing."""
-        factory = self.conn.text_factory
-        self.conn.text_factory = bytes
-        try:
-            return [r[0] for r in self.conn.execute(sql, params)]
-        except sqlite3.Error as exc:
-            raise self._error(exc) from None
-        except (OverflowError, MemoryError) as exc:
-            raise QueryError(f"the query is too large for {self.name} ({exc})") from None
-        finally:
-            self.conn.text_factory = factory
 
     def _error(self, exc: sqlite3.Error) -> QueryError:
         return self.budget_error() or QueryError(f"{self.name} cannot answer ({exc}): it is damaged or not a "
@@ -269,33 +307,6 @@ class Database(LoaderQueries, StatementBudget):
         sql, params = self._variants_sql(filters, family, target, ptx)
         select = ", ".join(f'v."{c}"' for c in columns if c in known)
         return self.execute(f"SELECT {select}" + sql, params, plain=True)
-
-    def variants_json(self, filters=(), family=None, target=None, ptx=None) -> list[str]:
-        """Each matching variant as JSON text (the view variants_json): the content of json.dumps
-        of the `variants` dict (same keys, order and values), without decoding and re-encoding in
-        Python."""
-        sql, params = self._variants_sql(filters, family, target, ptx, "variants_json")
-        self._check_json_texts()
-        return [r[0] for r in self.execute("SELECT v.json" + sql, params, plain=True)]
-
-    def variants_json_utf8(self, filters=(), family=None, target=None, ptx=None) -> list[bytes]:
-        """variants_json as UTF-8 bytes (what `ptxspec query --format json` writes)."""
-        sql, params = self._variants_sql(filters, family, target, ptx, "variants_json")
-        self._check_json_texts()
-        return self.composed_utf8("SELECT v.json" + sql, params)
-
-    def _check_json_texts(self) -> None:
-        """QueryError unless the stored runs of members that variants_json joins are valid JSON (a
-        damaged file is a clear error, never a malformed answer): about a millisecond, as they
-        are stored once for all the variants that share them."""
-        if self._json_checked:
-            return
-        bad = self.execute(" UNION ALL ".join(f"SELECT '{t}' FROM {t} WHERE NOT json_valid('{{' || {c} || '}}')"
-                                              for t, c in JSON_TEXT_COLUMNS) + " LIMIT 1", plain=True)
-        if bad:
-            raise QueryError(f"{self.name}: a json column of table {bad[0][0]} is not valid JSON: the file is "
-                             "damaged; run `ptxspec build`")
-        self._json_checked = True
 
     def _variants_sql(self, filters, family, target, ptx, relation="variants") -> tuple[str, list]:
         """FROM ... WHERE ... ORDER BY of a variants query, and its parameters; `relation` is variants
