@@ -89,7 +89,9 @@ def test_variants_json_is_json_object_of_every_column_byte_for_byte():
     assert len(want) > 4000 and db.variants_json() == want
     sm90a = db.execute(f"SELECT json_object({pairs}) FROM variants v JOIN variant_targets t ON t.variant_id = v.id "
                        "AND t.target = 'sm_90a' ORDER BY family, instruction, id", plain=True)
-    assert db.variants_json_utf8(target="sm_90a") == [r[0].encode() for r in sm90a]
+    chunks = list(db.variants_json_utf8(target="sm_90a", size=100))
+    assert [len(c) for c in chunks[:-1]] == [100] * (len(chunks) - 1) and 0 < len(chunks[-1]) <= 100
+    assert [text for c in chunks for text in c] == [r[0].encode() for r in sm90a]
 
 
 def _argparse_or_error(argv):

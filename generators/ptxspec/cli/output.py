@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import lazy_loader
@@ -86,28 +87,26 @@ def write_json(objects: list[str]) -> None:
     sys.stdout.write("[\n" + ",\n".join(objects) + "\n]\n" if objects else "[]\n")
 
 
-def write_json_utf8(objects: list[bytes]) -> None:
-    """write_json of JSON texts in UTF-8, written as bytes to stdout's binary buffer where that
-    writes the same bytes (a UTF-8 stream with no newline translation; else decoded and written as
-    text). The answer goes out in pieces of WRITE_ROWS objects: one 3.5 MB join (all of sm_90a)
-    cost more in fresh memory pages than all the rest of the writing."""
+def write_json_utf8(chunks: Iterator[list[bytes]]) -> None:
+    """write_json of JSON texts in UTF-8, a chunk of them at a time as they are read, written as
+    bytes to stdout's binary buffer where that writes the same bytes (a UTF-8 stream with no newline
+    translation; else decoded and written as text). Nothing is written before the first chunk is
+    read: an error there leaves stdout empty."""
     buffer = getattr(sys.stdout, "buffer", None)
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").replace("_", "")
-    if buffer is None or encoding != "utf8" or os.linesep != "\n":
-        write_json([text.decode() for text in objects])
+    if buffer is not None and encoding == "utf8" and os.linesep == "\n":
+        sys.stdout.flush()
+        write = buffer.write
+    else:
+        write = lambda data: sys.stdout.write(data.decode())  # noqa: E731
+    first = next(chunks, None)
+    if not first:
+        write(b"[]\n")
         return
-    if not objects:
-        sys.stdout.write("[]\n")
-        return
-    sys.stdout.flush()
-    buffer.write(b"[\n" + objects[0])
-    for start in range(1, len(objects), WRITE_ROWS):
-        buffer.write(b",\n" + b",\n".join(objects[start:start + WRITE_ROWS]))
-    buffer.write(b"\n]\n")
-
-
-#: objects per write of write_json_utf8: about 70 kB, under malloc's threshold for fresh pages
-WRITE_ROWS = 64
+    write(b"[\n" + b",\n".join(first))
+    for chunk in chunks:
+        write(b",\n" + b",\n".join(chunk))
+    write(b"\n]\n")
 
 
 def emit(rows: list[dict], fmt: str, columns) -> int:

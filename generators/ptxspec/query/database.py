@@ -6,9 +6,10 @@ parameter; column names are checked against the database's own columns before us
 """
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -115,6 +116,7 @@ class JsonAnswers:
     execute: Callable[..., list]  # Database.execute
     _error: Callable[[sqlite3.Error], QueryError]  # Database._error
     _variants_sql: Callable[..., tuple[str, list]]  # Database._variants_sql
+    budget: Callable[[], contextlib.AbstractContextManager]  # StatementBudget.budget
 
     def variants_json(self, filters=(), family=None, target=None, ptx=None) -> list[str]:
         """Each matching variant as JSON text (the view variants_json): the content of json.dumps
@@ -124,11 +126,13 @@ class JsonAnswers:
         self._check_json_texts()
         return [r[0] for r in self.execute("SELECT v.json" + sql, params, plain=True)]
 
-    def variants_json_utf8(self, filters=(), family=None, target=None, ptx=None) -> list[bytes]:
-        """variants_json as UTF-8 bytes (what `ptxspec query --format json` writes)."""
+    def variants_json_utf8(self, filters=(), family=None, target=None, ptx=None,
+                           size: int = 64) -> Iterator[list[bytes]]:
+        """variants_json as UTF-8 bytes, `size` at a time (what `ptxspec query --format json`
+        writes as it reads): a bad filter or a damaged text is a QueryError here, before any row."""
         sql, params = self._variants_sql(filters, family, target, ptx, "variants_json")
         self._check_json_texts()
-        return self.composed_utf8("SELECT v.json" + sql, params)
+        return self.composed_utf8("SELECT v.json" + sql, params, size)
 
     def _check_json_texts(self) -> None:
         """QueryError unless the stored runs of members that variants_json joins are valid JSON (a
@@ -143,21 +147,24 @@ class JsonAnswers:
                              "damaged; run `ptxspec build`")
         self._json_checked = True
 
-    @budgeted
-    def composed_utf8(self, sql: str, params=()) -> list[bytes]:
-        """The first column of each row as UTF-8 bytes, for statements whose one column SQLite
-        composes as text (json_object): never a BLOB, and never decoded into str only to be encoded
-        again for writing."""
+    def composed_utf8(self, sql: str, params=(), size: int = 64) -> Iterator[list[bytes]]:
+        """The first column of the rows, `size` rows at a time, as UTF-8 bytes, for statements whose
+        one column SQLite composes as text (json_object): never a BLOB, never decoded into str only
+        to be encoded again, and never all held at once (the fresh memory pages of 3.5 MB of rows
+        cost more than writing them). The statement's time budget runs until the last row."""
         factory = self.conn.text_factory
-        self.conn.text_factory = bytes
-        try:
-            return [r[0] for r in self.conn.execute(sql, params)]
-        except sqlite3.Error as exc:
-            raise self._error(exc) from None
-        except (OverflowError, MemoryError) as exc:
-            raise QueryError(f"the query is too large for {self.name} ({exc})") from None
-        finally:
-            self.conn.text_factory = factory
+        with self.budget():
+            try:
+                self.conn.text_factory = bytes
+                cursor = self.conn.execute(sql, params)
+                while rows := cursor.fetchmany(size):
+                    yield [r[0] for r in rows]
+            except sqlite3.Error as exc:
+                raise self._error(exc) from None
+            except (OverflowError, MemoryError) as exc:
+                raise QueryError(f"the query is too large for {self.name} ({exc})") from None
+            finally:
+                self.conn.text_factory = factory
 
 
 class Database(LoaderQueries, JsonAnswers, StatementBudget):
