@@ -77,10 +77,14 @@ class Members:
     def __init__(self):
         self.conn = sqlite3.connect(":memory:")
         self.sql: dict[tuple[str, ...], str] = {}
+        self.texts: dict[tuple, str] = {}  # (columns, values) -> members: variants share most
 
     def __call__(self, columns: tuple[str, ...], values: tuple) -> str:
-        sql = self.sql.get(columns)
-        if sql is None:
-            pairs = ", ".join(f"'{c}', {json_value(c, '?')}" for c in columns)
-            sql = self.sql[columns] = f"SELECT json_object({pairs})"
-        return self.conn.execute(sql, values).fetchone()[0][1:-1]
+        text = self.texts.get((columns, values))
+        if text is None:
+            sql = self.sql.get(columns)
+            if sql is None:
+                pairs = ", ".join(f"'{c}', {json_value(c, '?')}" for c in columns)
+                sql = self.sql[columns] = f"SELECT json_object({pairs})"
+            text = self.texts[(columns, values)] = self.conn.execute(sql, values).fetchone()[0][1:-1]
+        return text

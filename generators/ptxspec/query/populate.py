@@ -14,6 +14,7 @@ serialized: same model, same bytes.
 from __future__ import annotations
 
 import json
+import operator
 import re
 import sqlite3
 from functools import lru_cache
@@ -129,6 +130,12 @@ def description_rows(defs: dict[str, dict]) -> list[tuple]:
     return rows
 
 
+def _getter(columns: tuple[str, ...]):
+    """The values of these keys of a dict, as a tuple (operator.itemgetter, one key included)."""
+    get = operator.itemgetter(*columns)
+    return get if len(columns) > 1 else lambda row: (get(row),)
+
+
 def _opt(version) -> str | None:
     return None if version is None else str(version)
 
@@ -232,9 +239,12 @@ def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]
     layouts = _Layouts(out)
     scale_layouts = _Shared()
 
+    runs = {part: (parts[part], _getter(parts[part])) for part in VARIANT_PARTS}
+
     def fragment(part: str, values: dict) -> int:
         """The id in json_fragments of the text of this run of the variant's JSON."""
-        text = members(parts[part], tuple(values[c] for c in parts[part]))
+        columns, values_of = runs[part]
+        text = members(columns, values_of(values))
         return fragments.id(text, lambda i: out["json_fragments"].append((i, text)))
 
     def add_requirement(i: int, req: Requirement) -> None:
@@ -280,11 +290,10 @@ def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]
             "signature": signatures.id(sig_key, add_signature),
             "selectors": json.dumps(rec["selectors"]), "metadata_nibbles": json.dumps(rec["metadata_nibbles"]),
             "threads": v.threads, "grp": v.group, "batch": v.batch, "ptxas_only": v.ptxas_only,
-            "hardware": v.hardware, "numerics": numerics.get(v.id), "evidence": evidence.get(v.id),
+            "hardware": v.hardware, "numerics": status.get(numerics.get(v.id), ""), "evidence": evidence.get(v.id),
             "ptxas": ptxas.get(v.id),
-        }
-        shown = {**values, "numerics": status.get(values["numerics"], "")}  # as the view variants shows them
-        values.update({f"json_{part}": fragment(part, shown) for part in VARIANT_PARTS})
+        }  # numerics as the view variants shows it (its status), for the JSON runs; then as stored
+        values.update({f"json_{part}": fragment(part, values) for part in VARIANT_PARTS}, numerics=numerics.get(v.id))
         out["variant_rows"].append(tuple(values[c] for c in columns))
         out["variant_option_rows"] += [
             (v.id, axis, value, v.opcode(**{axis: value}), requirements.id(req, lambda i, r=req: add_requirement(i, r)))
