@@ -35,7 +35,7 @@ def _path(ref: str, scratch: Path) -> Path:
 #: database.schema.json's x-internal): their rows reach users through the views, compared instead
 INTERNAL = {"variant_rows", "requirements", "requirement_clause_rows", "requirement_targets", "variant_option_rows",
             "signatures", "signature_operands", "operand_defs", "layout_tiling", "tile_elements", "integers",
-            "numerics_results", "evidence_results", "evidence_sets"}
+            "numerics_results", "evidence_results", "evidence_sets", "json_fragments"}
 
 
 def _relations(conn, schema: str) -> dict[str, str]:

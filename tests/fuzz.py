@@ -57,7 +57,7 @@ sys.path[:0] = [str(ROOT / "generators"), str(ROOT / "generated")]
 import ptxspec  # noqa: E402
 from ptxspec.cli import main as cli  # noqa: E402
 from ptxspec.emit import artifacts as _build  # noqa: E402,F401 (imported once, before forking)
-from ptxspec.query import database as _query  # noqa: E402,F401 (imported once, before forking)
+from ptxspec.query import database as _query  # noqa: E402 (imported once, before forking; its layout version)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzz_surfaces as surfaces  # noqa: E402
@@ -520,10 +520,11 @@ def damaged_databases(work: Path) -> dict[str, Path]:
     header = bytearray(data)
     header[16:18] = b"\x00\x03"  # an impossible page size
     put("bad_page_size.sqlite", bytes(header))
-    for name, sql in (("bad_json", "UPDATE signatures SET regs = '{not json'; UPDATE requirements SET targets = '[[[['"),
+    for name, sql in (("bad_json", "UPDATE signatures SET regs = '{not json'; UPDATE requirements SET targets = '[[[['; "
+                                   "UPDATE json_fragments SET json = '\"op\":[[[['"),
                       ("deep_json", "UPDATE requirements SET requires = '" + "[" * 50000 + "'"),
                       ("no_table", "DROP VIEW fragment_elements; DROP TABLE variant_rows"),
-                      ("newer", "PRAGMA user_version = 2"),
+                      ("newer", f"PRAGMA user_version = {_query.DATABASE_VERSION + 1}"),
                       ("foreign_app", "PRAGMA application_id = 7"),
                       ("huge_ints", "UPDATE variant_rows SET n = 9223372036854775807, m = -9223372036854775808"),
                       ("text_ints", "UPDATE variant_rows SET n = 'x', k = X'00ff'")):

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from ptxspec.query.database import QUERY_SECONDS_ENV, Database, QueryError
+from ptxspec.query.budget import QUERY_SECONDS_ENV
+from ptxspec.query.database import Database, QueryError
 
 ROOT = Path(__file__).resolve().parents[1]
 DB = ROOT / "generated" / "ptxspec.sqlite"

@@ -17,7 +17,7 @@ from pathlib import Path
 import ptxspec
 import pytest
 from ptxspec.core.errors import SpecError
-from ptxspec.query.database import Database, QueryError
+from ptxspec.query.database import DATABASE_VERSION, Database, QueryError
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "spec"
@@ -177,12 +177,12 @@ def damaged(tmp_path):
         elif kind in ("bad_json", "deep_json", "newer", "blob"):
             shutil.copyfile(DB, path)
             conn = sqlite3.connect(path)
-            if kind == "bad_json":  # (variants is a view over these tables)
-                conn.execute("UPDATE signatures SET regs = '{not json'")
+            if kind == "bad_json":  # (variants is a view over these tables; variants_json joins their json)
+                conn.execute("""UPDATE signatures SET regs = '{not json', json = '"regs":{not json'""")
             elif kind == "blob":  # fuzz seed 23, query 173604: --format json died on bytes (exit 3)
                 conn.execute("UPDATE variant_rows SET k = X'00ff', ptx = X'00ff'")
             elif kind == "deep_json":
-                conn.execute("UPDATE requirements SET targets = ?", ("[" * 100_000,))
+                conn.execute("UPDATE requirements SET targets = ?, json = ?", ("[" * 100_000, '"targets":' + "[" * 100_000))
             else:
                 conn.execute("PRAGMA user_version = 99")
             conn.commit()
@@ -240,7 +240,7 @@ def test_database_path_with_uri_characters_is_opened_read_only(tmp_path):
 
 
 def test_database_api_checks_the_layout_version(damaged):
-    with pytest.raises(QueryError, match="layout version 99; this ptxspec reads version 1"):
+    with pytest.raises(QueryError, match=f"layout version 99; this ptxspec reads version {DATABASE_VERSION}"):
         Database.open(damaged("newer"))
 
 

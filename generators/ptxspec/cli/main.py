@@ -7,18 +7,24 @@ commands that load the spec import.
 """
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import os
 import sys
+import types
 from typing import TYPE_CHECKING
+
+import lazy_loader
 
 from ptxspec.cli.usage import UsageError
 from ptxspec.core.paths import DataNotFound, default_spec_dir
 
 if TYPE_CHECKING:  # annotations only: the query command never imports it
+    import argparse
+
     from ptxspec.core.errors import SpecError
+else:
+    argparse = lazy_loader.load("argparse")  # not for a plain `ptxspec query` (quick_query_args)
 from ptxspec.core.version import __version__
 
 #: command -> (module of ptxspec.cli, function)
@@ -35,50 +41,91 @@ def _SpecErrors() -> tuple[type[SpecError], ...]:
     return (errors.SpecError,) if errors is not None else ()
 
 
-def parser() -> argparse.ArgumentParser:
+#: command -> (help, description) of its subparser, in the order `ptxspec --help` lists them
+SUBCOMMANDS = {
+    "validate": ("check the spec; one line per problem", None),
+    "build": ("write every artifact under generated/ (or --out DIR)", None),
+    "query": ("variants, operands, fragments, errata",
+              "Variants filtered by any column of the variants table (FIELD=VALUE, also != < <= > >=, VALUE lists "
+              "a,b, and FIELD~PATTERN with * wildcards); with --target and --ptx only those valid there. --fragment "
+              "answers which thread and register hold an element, or what a thread holds."),
+    "serve": ("browse the database in Datasette (pip install 'ptxspec[web]')", None),
+    "diff": ("semantic report of what changed between two spec trees", None),
+    "explain": ("where each fact of a variant is written (file:line)",
+                "For one variant: its opcode template, shape, types, each qualifier, option, requirement clause and "
+                "rule, each operand and register count, each map, its numerics rule and the errata it cites, each "
+                "with the file:line:col that states it."),
+    "audit": ("check another tool's PTX bindings (CCCL, CuTe, LLVM) against the spec", None),
+    "render": ("render a Jinja2 template over the model (see ptxspec.emit.user_template)", None),
+}
+
+
+def parser(commands=None) -> argparse.ArgumentParser:
+    """The whole parser; with `commands`, only those subcommands get their options (the others keep
+    their name and help, so `ptxspec --help` and every usage line read the same): a command line
+    selects a subcommand only by naming it, so `main` builds the options of the names it was given,
+    and `ptxspec query` does not pay for building seven parsers it never reads."""
     p = argparse.ArgumentParser(prog="ptxspec", description="The machine-checked spec of PTX matrix instructions.")
     p.add_argument("--version", action="version", version=f"ptxspec {__version__}")
     p.add_argument("--spec", metavar="DIR", help="spec directory (default: the checkout's spec/, or the one "
                    "installed with the package)")
     sub = p.add_subparsers(dest="command", required=True)
-    v = sub.add_parser("validate", help="check the spec; one line per problem")
+    for name, (help_text, description) in SUBCOMMANDS.items():
+        command = sub.add_parser(name, help=help_text, **({"description": description} if description else {}))
+        if commands is None or name in commands:
+            OPTIONS[name](command)
+    return p
+
+
+def _validate_options(v: argparse.ArgumentParser) -> None:
     v.add_argument("-q", "--quiet", action="store_true", help="print the summary to stderr")
-    b = sub.add_parser("build", help="write every artifact under generated/ (or --out DIR)")
+
+
+def _build_options(b: argparse.ArgumentParser) -> None:
     b.add_argument("--out", metavar="DIR", help="output directory (default: generated/ beside the --spec "
                    "directory, or the checkout's generated/; an installed package needs --out)")
     b.add_argument("--check", action="store_true", help="write nothing; exit 1 naming stale files")
-    q = sub.add_parser("query", help="variants, operands, fragments, errata",
-                       description="Variants filtered by any column of the variants table (FIELD=VALUE, also "
-                       "!= < <= > >=, VALUE lists a,b, and FIELD~PATTERN with * wildcards); with --target and "
-                       "--ptx only those valid there. --fragment answers which thread and register hold an "
-                       "element, or what a thread holds.")
-    q.add_argument("--family")
-    q.add_argument("--target", metavar="SM", help="only variants valid on this target")
-    q.add_argument("--ptx", metavar="X.Y", help="only variants valid at this PTX version")
-    q.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    q.add_argument("--errata", action="store_true", help="list errata instead of variants")
-    q.add_argument("--variant", metavar="ID|OPCODE", help="one variant, by id or opcode")
-    q.add_argument("--form", metavar="FORM", help="operand form, with an opcode that has several (wgmma: reg, "
-                   "desc; tcgen05.mma: desc, tmem and their _scaled kinds; ... the spec's forms)")
-    q.add_argument("--operands", action="store_true", help="list the operands of the variant(s)")
-    q.add_argument("--fragment", metavar="OPERAND", help="elements of a register operand (a, b, c, d)")
-    q.add_argument("--loader", metavar="OPERAND", help="how ldmatrix loads (stmatrix stores) a fragment (a, b, c, d) "
-                   "from (to) a tile in shared memory")
-    q.add_argument("--storage", choices=("row", "col"), help="with --loader: the tile row- or column-major")
-    q.add_argument("--direction", choices=("load", "store"), help="with --loader: load or store")
-    q.add_argument("--row", type=int, help="with --fragment: matrix row; with --scale: row of A")
-    q.add_argument("--col", type=int, help="with --fragment: matrix column; with --scale: column of B")
-    q.add_argument("--thread", type=int, help="with --fragment or --scale: thread")
-    q.add_argument("--scale", metavar="OPERAND", help="block-scale factors of a scale operand (scale_a, scale_b): "
-                   "with --row/--col and --k who holds a factor, with --thread and --byte what a byte covers")
-    q.add_argument("--k", type=int, help="with --scale: the k whose block-scale factor is asked for")
-    q.add_argument("--byte", type=int, help="with --scale: byte of the scale register (0 = bits 0-7)")
-    q.add_argument("--db", metavar="FILE", help="query this database file instead of generated/ptxspec.sqlite")
+
+
+#: the options of `ptxspec query`: (flag, argparse keywords); the positional filters come after them
+QUERY_OPTIONS: tuple[tuple[str, dict], ...] = (
+    ("--family", {}),
+    ("--target", {"metavar": "SM", "help": "only variants valid on this target"}),
+    ("--ptx", {"metavar": "X.Y", "help": "only variants valid at this PTX version"}),
+    ("--format", {"choices": ("table", "json", "csv"), "default": "table"}),
+    ("--errata", {"action": "store_true", "help": "list errata instead of variants"}),
+    ("--variant", {"metavar": "ID|OPCODE", "help": "one variant, by id or opcode"}),
+    ("--form", {"metavar": "FORM", "help": "operand form, with an opcode that has several (wgmma: reg, desc; "
+                "tcgen05.mma: desc, tmem and their _scaled kinds; ... the spec's forms)"}),
+    ("--operands", {"action": "store_true", "help": "list the operands of the variant(s)"}),
+    ("--fragment", {"metavar": "OPERAND", "help": "elements of a register operand (a, b, c, d)"}),
+    ("--loader", {"metavar": "OPERAND", "help": "how ldmatrix loads (stmatrix stores) a fragment (a, b, c, d) from "
+                  "(to) a tile in shared memory"}),
+    ("--storage", {"choices": ("row", "col"), "help": "with --loader: the tile row- or column-major"}),
+    ("--direction", {"choices": ("load", "store"), "help": "with --loader: load or store"}),
+    ("--row", {"type": int, "help": "with --fragment: matrix row; with --scale: row of A"}),
+    ("--col", {"type": int, "help": "with --fragment: matrix column; with --scale: column of B"}),
+    ("--thread", {"type": int, "help": "with --fragment or --scale: thread"}),
+    ("--scale", {"metavar": "OPERAND", "help": "block-scale factors of a scale operand (scale_a, scale_b): with "
+                 "--row/--col and --k who holds a factor, with --thread and --byte what a byte covers"}),
+    ("--k", {"type": int, "help": "with --scale: the k whose block-scale factor is asked for"}),
+    ("--byte", {"type": int, "help": "with --scale: byte of the scale register (0 = bits 0-7)"}),
+    ("--db", {"metavar": "FILE", "help": "query this database file instead of generated/ptxspec.sqlite"}),
+)
+
+
+def _query_options(q: argparse.ArgumentParser) -> None:
+    for flag, options in QUERY_OPTIONS:
+        q.add_argument(flag, **options)
     q.add_argument("filters", nargs="*", metavar="FIELD=VALUE", help="filters on columns of the variants table")
-    w = sub.add_parser("serve", help="browse the database in Datasette (pip install 'ptxspec[web]')")
+
+
+def _serve_options(w: argparse.ArgumentParser) -> None:
     w.add_argument("--port", type=int, default=8001)
     w.add_argument("--db", metavar="FILE", help="database file (default: generated/ptxspec.sqlite)")
-    d = sub.add_parser("diff", help="semantic report of what changed between two spec trees")
+
+
+def _diff_options(d: argparse.ArgumentParser) -> None:
     d.add_argument("base", metavar="BASE", nargs="?", help="spec directory or git revision")
     d.add_argument("head", metavar="HEAD", nargs="?", help="spec directory or git revision (default: --spec or spec/)")
     d.add_argument("--format", choices=("text", "markdown", "json", "github"), default="text")
@@ -87,21 +134,24 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--severity-overrides", metavar="FILE",
                    help="file of `RULE SEVERITY` lines (RULE may be a glob like isa.*) replacing rules' severities")
     d.add_argument("--list-rules", action="store_true", help="list every rule: id, severity, description")
-    e = sub.add_parser("explain", help="where each fact of a variant is written (file:line)",
-                       description="For one variant: its opcode template, shape, types, each qualifier, option, "
-                       "requirement clause and rule, each operand and register count, each map, its numerics rule "
-                       "and the errata it cites, each with the file:line:col that states it.")
+
+
+def _explain_options(e: argparse.ArgumentParser) -> None:
     e.add_argument("opcode", metavar="OPCODE", help="the variant's opcode (qualifiers in any order ptxas accepts) or id")
     e.add_argument("--form", metavar="FORM", help="operand form, with an opcode that has several")
     e.add_argument("--format", choices=("text", "json"), default="text")
-    au = sub.add_parser("audit", help="check another tool's PTX bindings (CCCL, CuTe, LLVM) against the spec")
+
+
+def _audit_options(au: argparse.ArgumentParser) -> None:
     au.add_argument("peer", choices=("cccl", "cutlass", "llvm"), help="whose bindings")
     au.add_argument("path", metavar="PATH", nargs="?", help="a checkout (default: the installed nvidia-cuda-cccl or "
                     "nvidia-cutlass wheel; llvm needs one)")
     au.add_argument("--format", choices=("text", "json", "markdown", "github"), default="text")
     au.add_argument("--ptxas", action="store_true", help="adjudicate spelling and guard findings with ptxas")
     au.add_argument("--family", action="append", metavar="F", help="only this family (repeatable)")
-    r = sub.add_parser("render", help="render a Jinja2 template over the model (see ptxspec.emit.user_template)")
+
+
+def _render_options(r: argparse.ArgumentParser) -> None:
     r.add_argument("template", metavar="TEMPLATE", help="template file (examples/NAME: the checkout's or the "
                    "installed package's example)")
     r.add_argument("--out", metavar="FILE", help="write here instead of standard output")
@@ -113,7 +163,11 @@ def parser() -> argparse.ArgumentParser:
                    "template may build, in items or characters (default 16,777,216)")
     r.add_argument("--max-output", type=_positive(int), metavar="N", help="the most output, in characters "
                    "(default 268,435,456)")
-    return p
+
+
+#: command -> the function that adds its options to its subparser
+OPTIONS = {"validate": _validate_options, "build": _build_options, "query": _query_options, "serve": _serve_options,
+           "diff": _diff_options, "explain": _explain_options, "audit": _audit_options, "render": _render_options}
 
 
 def _positive(kind):
@@ -135,8 +189,59 @@ def _positive(kind):
 WITHOUT_GC = frozenset(COMMANDS) - {"serve"}
 
 
+def quick_query_args(argv: list[str]) -> types.SimpleNamespace | None:
+    """What argparse makes of a plain `ptxspec query` command line, without importing argparse and
+    building its parser (a tenth of `ptxspec query --format json`): `query` first, then each option
+    by its full name (a value that is no option and passes its type and choices after it), the
+    filters in one run. None for any other command line: argparse parses it, with its help and its
+    errors (tests/test_cli_edges.py holds the two equal)."""
+    if not argv or argv[0] != "query":
+        return None
+    options = dict(QUERY_OPTIONS)
+    values = {"spec": None, "command": "query"}
+    for flag, option in QUERY_OPTIONS:
+        values[_dest(flag)] = option.get("default", False if option.get("action") == "store_true" else None)
+    filters: list[str] = []
+    at, ended = 1, False  # ended: a run of filters is over (a second run is an argparse error)
+    while at < len(argv):
+        word = argv[at]
+        if not word.startswith("-"):
+            if ended and filters:
+                return None
+            filters.append(word)
+            at += 1
+            continue
+        option = options.get(word)
+        if option is None:
+            return None
+        ended = bool(filters)
+        if option.get("action") == "store_true":
+            values[_dest(word)] = True
+            at += 1
+            continue
+        if at + 1 >= len(argv) or argv[at + 1].startswith("-"):
+            return None
+        value = argv[at + 1]
+        if "type" in option:
+            try:
+                value = option["type"](value)
+            except ValueError:
+                return None
+        if value not in option.get("choices", (value,)):
+            return None
+        values[_dest(word)] = value
+        at += 2
+    return types.SimpleNamespace(**values, filters=filters)
+
+
+def _dest(flag: str) -> str:
+    """The attribute argparse stores an option's value in: --fail-on -> fail_on."""
+    return flag[2:].replace("-", "_")
+
+
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = quick_query_args(argv) or parser(COMMANDS.keys() & argv or None).parse_args(argv)
     collecting = gc.isenabled()
     if args.command in WITHOUT_GC:
         gc.disable()

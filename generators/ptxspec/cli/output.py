@@ -1,10 +1,25 @@
-"""Writing answers: tables aligned for terminals, CSV, and JSON arrays (one element per line)."""
+"""Writing answers: tables aligned for terminals, CSV, and JSON arrays (one element per line).
+
+csv, json and textwrap are imported on first use: `ptxspec query --format json` over variants gets
+its text from SQLite and needs none of them.
+"""
 from __future__ import annotations
 
-import csv
-import json
+import os
 import sys
-import textwrap
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import lazy_loader
+
+if TYPE_CHECKING:
+    import csv
+    import json
+    import textwrap
+else:
+    csv = lazy_loader.load("csv")  # the csv format
+    json = lazy_loader.load("json")  # JSON of rows decoded in Python (errata, operands, ...)
+    textwrap = lazy_loader.load("textwrap")  # the errata's text
 
 TABLE_COLUMNS = ("ptx", "form", "min_ptx", "targets", "regs")
 FRAGMENT_COLUMNS = ("variant_id", "operand", "thread", "reg", "slot", "row", "col")
@@ -70,6 +85,28 @@ def errata_text(rows: list[dict]) -> str:
 def write_json(objects: list[str]) -> None:
     """A JSON array of JSON texts, one element per line."""
     sys.stdout.write("[\n" + ",\n".join(objects) + "\n]\n" if objects else "[]\n")
+
+
+def write_json_utf8(chunks: Iterator[list[bytes]]) -> None:
+    """write_json of JSON texts in UTF-8, a chunk of them at a time as they are read, written as
+    bytes to stdout's binary buffer where that writes the same bytes (a UTF-8 stream with no newline
+    translation; else decoded and written as text). Nothing is written before the first chunk is
+    read: an error there leaves stdout empty."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    if buffer is not None and encoding == "utf8" and os.linesep == "\n":
+        sys.stdout.flush()
+        write = buffer.write
+    else:
+        write = lambda data: sys.stdout.write(data.decode())  # noqa: E731
+    first = next(chunks, None)
+    if not first:
+        write(b"[]\n")
+        return
+    write(b"[\n" + b",\n".join(first))
+    for chunk in chunks:
+        write(b",\n" + b",\n".join(chunk))
+    write(b"\n]\n")
 
 
 def emit(rows: list[dict], fmt: str, columns) -> int:

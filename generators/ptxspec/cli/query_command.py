@@ -2,8 +2,10 @@
 loading the spec; `--spec DIR` queries the database that spec would build, in memory."""
 from __future__ import annotations
 
-import csv
 import sys
+from typing import TYPE_CHECKING
+
+import lazy_loader
 
 import ptxspec
 from ptxspec.cli.output import (
@@ -14,12 +16,17 @@ from ptxspec.cli.output import (
     emit,
     emit_tuples,
     errata_text,
-    write_json,
+    write_json_utf8,
     write_table,
 )
 from ptxspec.cli.usage import UsageError
 from ptxspec.core.paths import default_database
 from ptxspec.query.database import JSON_COLUMNS, SCALE_FIELDS, Database, QueryError, check_form, scale_rows
+
+if TYPE_CHECKING:
+    import csv
+else:
+    csv = lazy_loader.load("csv")  # the csv format only
 
 
 def _database(args):
@@ -72,7 +79,7 @@ def cmd_query(args) -> int:
         if args.k is not None or args.byte is not None:
             raise UsageError("--k/--byte go with --scale OPERAND")
         if args.format == "json":  # composed by SQLite: thousands of variants in milliseconds
-            write_json(db.variants_json(args.filters, args.family, args.target, args.ptx))
+            write_json_utf8(db.variants_json_utf8(args.filters, args.family, args.target, args.ptx))
             return 0
         return emit_variants(db, args)
     except QueryError as exc:

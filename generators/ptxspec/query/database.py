@@ -1,26 +1,21 @@
 """Queries over generated/ptxspec.sqlite: variants by any column, validity, fragments, errata.
 
-Import-light on purpose (sqlite3 and json only): `ptxspec query` answers from the committed
+Import-light on purpose (sqlite3; json only to decode a column): `ptxspec query` answers from the committed
 database without loading YAML, numpy or jsonschema. Every value reaches SQL as a bound
 parameter; column names are checked against the database's own columns before use.
 """
 from __future__ import annotations
 
 import contextlib
-import functools
-import json
-import math
-import os
 import re
 import sqlite3
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import lazy_loader
 
-from ptxspec.model.catalog import Catalog, LookupFailed
+from ptxspec.query.budget import QueryError, StatementBudget, budgeted
 
 OPERATORS = ("!=", ">=", "<=", "=", ">", "<", "~")  # ~ : SQL LIKE with * as wildcard
 _FILTER_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(!=|>=|<=|=|>|<|~)(.*)$", re.S)
@@ -30,8 +25,13 @@ SCALE_FIELDS = ("variant_id", "operand", "byte_id", "thread_id", "thread", "byte
                 "k_last")
 if TYPE_CHECKING:
     import difflib
+    import json
+
+    from ptxspec.model import catalog
 else:
     difflib = lazy_loader.load("difflib")  # "did you mean", only for a word that names nothing
+    json = lazy_loader.load("json")  # decoding JSON columns: not for answers SQLite composes as JSON
+    catalog = lazy_loader.load("ptxspec.model.catalog", suppress_warning=True)  # opcodes, for --variant only
 
 JSON_COLUMNS = ("targets", "requires", "regs", "selectors", "metadata_nibbles", "rules", "evidence", "format", "legal_values", "params")
 
@@ -39,8 +39,11 @@ JSON_COLUMNS = ("targets", "requires", "regs", "selectors", "metadata_nibbles", 
 #: The layout of the database this module reads. `ptxspec build` stamps it into the file
 #: (PRAGMA user_version) with the application id below; bump it whenever a table or column the
 #: queries rely on changes, so that an older or newer file is refused with a clear message.
-DATABASE_VERSION = 1
+DATABASE_VERSION = 2  # 2: the view variants_json
 APPLICATION_ID = 0x50545853  # "PTXS"
+#: (table, column) of the runs of members that the view variants_json joins into JSON texts
+JSON_TEXT_COLUMNS = (("json_fragments", "json"), ("requirements", "json"), ("requirements", "json_until"),
+                     ("signatures", "json"))
 #: Bounds on what a query may ask: integers fit SQLite's 64 bits, and the filters stay far below
 #: SQLite's expression-depth and bound-parameter limits.
 MAX_FILTERS = 64
@@ -48,31 +51,10 @@ MAX_VALUES = 1024
 INT_RANGE = (-(1 << 63), (1 << 63) - 1)
 
 
-#: A hang guard on every statement, not a speed limit: a crafted file (a view that recurses without
-#: end in place of `variants`, its application id kept) is stopped and reported instead of running
-#: forever. The environment variable raises (or lowers) it; every real query takes milliseconds.
-QUERY_SECONDS = 60.0
-QUERY_SECONDS_ENV = "PTXSPEC_QUERY_SECONDS"
-PROGRESS_STEPS = 10_000  # SQLite virtual-machine instructions between two looks at the clock
-
-
-def query_seconds() -> float:
-    """The time budget of one statement: PTXSPEC_QUERY_SECONDS, else QUERY_SECONDS."""
-    raw = os.environ.get(QUERY_SECONDS_ENV)
-    if raw is None or not raw.strip():
-        return QUERY_SECONDS
-    try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = math.nan
-    if not 0 <= seconds < math.inf:
-        raise QueryError(f"{QUERY_SECONDS_ENV} is a number of seconds (0 or more), not {raw[:40]!r}")
-    return seconds
-
-
-class QueryError(ValueError):
-    """Bad query input, or a file that is no usable database: the message names what is valid."""
-
+#: The page cache of a connection, in KiB (PRAGMA cache_size): also how much a sort may hold in memory
+#: before it spills to a temporary file. 2 MB (SQLite's default) spilled the 3.5 MB that all of sm_90a
+#: as JSON sorts (a quarter of that query's time); pages are only taken as they are used.
+CACHE_KIB = 32768
 
 def _close(word: str, choices) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
@@ -124,57 +106,68 @@ class LoaderQueries:
         return [dict(r, variants=self.json_cell(r["variants"], "variants", r["variant_id"])) for r in rows]
 
 
-class StatementBudget:
-    """A time budget per statement, through SQLite's progress handler: past it, the statement is
-    interrupted and `budget_error` says so (a hang guard: see QUERY_SECONDS). `seconds` (default:
-    query_seconds()) may be set on the object."""
+class JsonAnswers:
+    """The variants as JSON texts, composed by SQLite (the view variants_json), which Database
+    answers too."""
 
-    name: str
     conn: sqlite3.Connection
-    seconds: float | None = None
-    _deadline = math.inf
-    _interrupted = False
-    _watched: sqlite3.Connection | None = None
+    name: str
+    _json_checked = False  # _check_json_texts passed
+    execute: Callable[..., list]  # Database.execute
+    _error: Callable[[sqlite3.Error], QueryError]  # Database._error
+    _variants_sql: Callable[..., tuple[str, list]]  # Database._variants_sql
+    budget: Callable[[], contextlib.AbstractContextManager]  # StatementBudget.budget
 
-    @contextlib.contextmanager
-    def budget(self):
-        """Arm the budget for one statement (the progress handler is installed on first use)."""
-        if self._watched is not self.conn:
-            self.conn.set_progress_handler(self._progress, PROGRESS_STEPS)
-            self._watched = self.conn
-        if self.seconds is None:
-            self.seconds = query_seconds()
-        self._deadline, self._interrupted = time.monotonic() + self.seconds, False
-        try:
-            yield
-        finally:
-            self._deadline = math.inf
+    def variants_json(self, filters=(), family=None, target=None, ptx=None) -> list[str]:
+        """Each matching variant as JSON text (the view variants_json): the content of json.dumps
+        of the `variants` dict (same keys, order and values), without decoding and re-encoding in
+        Python."""
+        sql, params = self._variants_sql(filters, family, target, ptx, "variants_json")
+        self._check_json_texts()
+        return [r[0] for r in self.execute("SELECT v.json" + sql, params, plain=True)]
 
-    def _progress(self) -> int:
-        """Nonzero interrupts the statement (past its time budget)."""
-        if time.monotonic() >= self._deadline:
-            self._interrupted = True
-            return 1
-        return 0
+    def variants_json_utf8(self, filters=(), family=None, target=None, ptx=None,
+                           size: int = 64) -> Iterator[list[bytes]]:
+        """variants_json as UTF-8 bytes, `size` at a time (what `ptxspec query --format json`
+        writes as it reads): a bad filter or a damaged text is a QueryError here, before any row."""
+        sql, params = self._variants_sql(filters, family, target, ptx, "variants_json")
+        self._check_json_texts()
+        return self.composed_utf8("SELECT v.json" + sql, params, size)
 
-    def budget_error(self) -> QueryError | None:
-        if not self._interrupted:
-            return None
-        return QueryError(f"{self.name}: a statement ran past its time budget of {self.seconds:g} s and was stopped (a "
-                          f"real query takes milliseconds: the file may be crafted or damaged; run `ptxspec build`, "
-                          f"or raise the budget with {QUERY_SECONDS_ENV}=SECONDS)")
+    def _check_json_texts(self) -> None:
+        """QueryError unless the stored runs of members that variants_json joins are valid JSON (a
+        damaged file is a clear error, never a malformed answer): about a millisecond, as they
+        are stored once for all the variants that share them."""
+        if self._json_checked:
+            return
+        bad = self.execute(" UNION ALL ".join(f"SELECT '{t}' FROM {t} WHERE NOT json_valid('{{' || {c} || '}}')"
+                                              for t, c in JSON_TEXT_COLUMNS) + " LIMIT 1", plain=True)
+        if bad:
+            raise QueryError(f"{self.name}: a json column of table {bad[0][0]} is not valid JSON: the file is "
+                             "damaged; run `ptxspec build`")
+        self._json_checked = True
 
-
-def budgeted(execute):
-    """Database.execute under its statement's time budget (StatementBudget)."""
-    @functools.wraps(execute)
-    def run(self, *args, **kwargs):
+    def composed_utf8(self, sql: str, params=(), size: int = 64) -> Iterator[list[bytes]]:
+        """The first column of the rows, `size` rows at a time, as UTF-8 bytes, for statements whose
+        one column SQLite composes as text (json_object): never a BLOB, never decoded into str only
+        to be encoded again, and never all held at once (the fresh memory pages of 3.5 MB of rows
+        cost more than writing them). The statement's time budget runs until the last row."""
+        factory = self.conn.text_factory
         with self.budget():
-            return execute(self, *args, **kwargs)
-    return run
+            try:
+                self.conn.text_factory = bytes
+                cursor = self.conn.execute(sql, params)
+                while rows := cursor.fetchmany(size):
+                    yield [r[0] for r in rows]
+            except sqlite3.Error as exc:
+                raise self._error(exc) from None
+            except (OverflowError, MemoryError) as exc:
+                raise QueryError(f"the query is too large for {self.name} ({exc})") from None
+            finally:
+                self.conn.text_factory = factory
 
 
-class Database(LoaderQueries, StatementBudget):
+class Database(LoaderQueries, JsonAnswers, StatementBudget):
     def __init__(self, conn: sqlite3.Connection, name: str = "the database"):
         self.conn = conn
         self.conn.row_factory = sqlite3.Row
@@ -197,6 +190,7 @@ class Database(LoaderQueries, StatementBudget):
             raise QueryError(f"cannot open database {path}: {exc}") from None
         db = cls(conn, str(path))
         db.check(path)
+        db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         return db
 
     def check(self, path: Path | None = None) -> None:
@@ -228,10 +222,13 @@ class Database(LoaderQueries, StatementBudget):
             _no_blobs(self.name, cur, rows)
             return rows
         except sqlite3.Error as exc:
-            raise self.budget_error() or QueryError(f"{self.name} cannot answer ({exc}): it is damaged or not a "
-                                                    "ptxspec database; run `ptxspec build`") from None
+            raise self._error(exc) from None
         except (OverflowError, MemoryError) as exc:
             raise QueryError(f"the query is too large for {self.name} ({exc})") from None
+
+    def _error(self, exc: sqlite3.Error) -> QueryError:
+        return self.budget_error() or QueryError(f"{self.name} cannot answer ({exc}): it is damaged or not a "
+                                                 "ptxspec database; run `ptxspec build`")
 
     def columns(self, table: str) -> dict[str, str]:
         if table not in self._columns:
@@ -318,23 +315,10 @@ class Database(LoaderQueries, StatementBudget):
         select = ", ".join(f'v."{c}"' for c in columns if c in known)
         return self.execute(f"SELECT {select}" + sql, params, plain=True)
 
-    def variants_json(self, filters=(), family=None, target=None, ptx=None) -> list[str]:
-        """Each matching variant as JSON text, composed by SQLite: the content of json.dumps of the
-        `variants` dict (same keys, order and values), without decoding and re-encoding in Python."""
-        fields = []
-        for col in self.columns("variants"):
-            if col in JSON_COLUMNS:
-                value = f'json(v."{col}")'
-            elif col in BOOLEAN_COLUMNS:
-                value = f"""json(CASE WHEN v."{col}" THEN 'true' ELSE 'false' END)"""
-            else:
-                value = f'v."{col}"'
-            fields.append(f"'{col}', {value}")
-        sql, params = self._variants_sql(filters, family, target, ptx)
-        return [r[0] for r in self.execute(f"SELECT json_object({', '.join(fields)})" + sql, params, plain=True)]
-
-    def _variants_sql(self, filters, family, target, ptx) -> tuple[str, list]:
-        """FROM ... WHERE ... ORDER BY of a variants query, and its parameters."""
+    def _variants_sql(self, filters, family, target, ptx, relation="variants") -> tuple[str, list]:
+        """FROM ... WHERE ... ORDER BY of a variants query, and its parameters; `relation` is variants
+        or variants_json, whose requirement and position spare it a second lookup of each variant for
+        its targets, and the sort (its rows are stored in the order of the answer)."""
         clauses, params = self.where("variants", list(filters))
         if family is not None:
             fams = self.distinct("families", "name")
@@ -347,8 +331,13 @@ class Database(LoaderQueries, StatementBudget):
             targets = [r[0] for r in self.execute("SELECT name FROM targets ORDER BY arch, suffix")]
             if target not in targets:
                 raise QueryError(f"unknown target {target!r}{_close(target, targets)}; targets: {', '.join(targets)}")
-            join = " JOIN variant_targets vt ON vt.variant_id = v.id AND vt.target = ?"
-            params.insert(0, target)
+            if relation == "variants_json" and ptx is None:  # tested before the variant's other lookups
+                clauses.append("v.requirement IN (SELECT requirement FROM requirement_targets WHERE target = ?)")
+                params.append(target)
+            else:
+                join = (" JOIN requirement_targets vt ON vt.requirement = v.requirement AND vt.target = ?"
+                        if relation == "variants_json" else " JOIN variant_targets vt ON vt.variant_id = v.id AND vt.target = ?")
+                params.insert(0, target)
         if ptx is not None:
             versions = self.distinct("ptx_versions", "version", 200)
             if ptx not in versions:
@@ -359,19 +348,20 @@ class Database(LoaderQueries, StatementBudget):
             clauses.append(f"({until} IS NULL OR (SELECT ordinal FROM ptx_versions WHERE version = {until}) > "
                            "(SELECT ordinal FROM ptx_versions WHERE version = ?))")
             params += [ptx, ptx]
-        sql = f" FROM variants v{join}" + (" WHERE " + " AND ".join(clauses) if clauses else "")
-        return sql + " ORDER BY v.family, v.instruction, v.id", params
+        sql = f" FROM {relation} v{join}" + (" WHERE " + " AND ".join(clauses) if clauses else "")
+        order = "v.position" if relation == "variants_json" else "v.family, v.instruction, v.id"  # the same order
+        return sql + f" ORDER BY {order}", params
 
     def resolve_variant(self, ref: str, form: str | None = None) -> str:
         """A variant id from an id, or an opcode in any qualifier order ptxas accepts (plus form when
         the opcode has several): ptxspec.model.catalog, as Spec.variant."""
         if self._catalog is None:
-            self._catalog = Catalog(self.execute("SELECT id, ptx, form FROM variants", plain=True),
+            self._catalog = catalog.Catalog(self.execute("SELECT id, ptx, form FROM variants", plain=True),
                                     [r[0] for r in self.execute("SELECT name FROM types")],
                                     [r[0] for r in self.execute("SELECT name FROM instructions")], _options(self))
         try:
             return self._catalog.resolve(ref, form)
-        except LookupFailed as exc:
+        except catalog.LookupFailed as exc:
             raise QueryError(str(exc)) from None
 
     def fragment(self, variant_id: str, operand: str, row=None, col=None, thread=None) -> list[dict]:

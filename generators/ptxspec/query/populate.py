@@ -14,6 +14,7 @@ serialized: same model, same bytes.
 from __future__ import annotations
 
 import json
+import operator
 import re
 import sqlite3
 from functools import lru_cache
@@ -28,6 +29,7 @@ from ptxspec.model.isa import Requirement
 from ptxspec.model.spec import Spec
 from ptxspec.model.variant import Variant
 from ptxspec.query.database import APPLICATION_ID, DATABASE_VERSION
+from ptxspec.query.json_parts import VARIANT_PARTS, Members, json_parts, json_source
 from ptxspec.semantics.numerics_status import status_rows  # the executors' arithmetic and its measured status
 
 SQL_TYPES = {"integer": int, "string": str}
@@ -66,6 +68,13 @@ def tables(spec: Spec) -> dict[str, dict]:
             at = max(i for i, (c, _) in enumerate(cols) if c in listed) + 1
             defs[name] = {**table, "properties": dict(cols[:at] + list(extra.items()) + cols[at:]),
                           "required": table["required"] + list(extra)}
+    for name, table in defs.items():  # a view with the columns of another first (variants_json)
+        if "x-extends" in table:
+            base = defs[table["x-extends"]]
+            own = {c: ({**p, "x-source": json_source(defs, table["x-extends"])} if p.get("x-source") == "x-json" else p)
+                   for c, p in table["properties"].items()}
+            defs[name] = {**table, "properties": {**base["properties"], **own},
+                          "required": base["required"] + table["required"]}
     return defs
 
 
@@ -96,11 +105,13 @@ def create_tables(db: sqlite_utils.Database, defs: dict[str, dict]) -> None:
 def _create_table(db: sqlite_utils.Database, name: str, table: dict) -> None:
     props = table["properties"]
     fks = [(col, *p["x-references"].split(".")) for col, p in props.items() if "x-references" in p]
-    if table.get("x-without-rowid"):  # sqlite-utils cannot declare WITHOUT ROWID tables
+    if table.get("x-without-rowid") or "x-rowid-order" in table:  # sqlite-utils cannot declare these (WITHOUT
+        # ROWID; a table that references tables created after it)
         cols = ", ".join(f'"{c}" {SQL_DECL[_base_type(p)]}' + ("" if _nullable(p) else " NOT NULL")
                          + (f" REFERENCES {p['x-references'].replace('.', '(')})" if "x-references" in p else "")
                          for c, p in props.items())
-        db.execute(f"CREATE TABLE {name} ({cols}, PRIMARY KEY ({', '.join(table['x-primary-key'])})) WITHOUT ROWID")
+        db.execute(f"CREATE TABLE {name} ({cols}, PRIMARY KEY ({', '.join(table['x-primary-key'])}))"
+                   + (" WITHOUT ROWID" if table.get("x-without-rowid") else ""))
     else:
         pk = table["x-primary-key"]
         db.create_table(name, {c: SQL_TYPES[_base_type(p)] for c, p in props.items()},
@@ -117,6 +128,12 @@ def description_rows(defs: dict[str, dict]) -> list[tuple]:
         rows.append((name, "", table["description"]))
         rows += [(name, c, p["description"]) for c, p in table["properties"].items()]
     return rows
+
+
+def _getter(columns: tuple[str, ...]):
+    """The values of these keys of a dict, as a tuple (operator.itemgetter, one key included)."""
+    get = operator.itemgetter(*columns)
+    return get if len(columns) > 1 else lambda row: (get(row),)
 
 
 def _opt(version) -> str | None:
@@ -216,14 +233,25 @@ def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]
     order = spec.target_order
     columns = list(defs["variant_rows"]["properties"])
     axes = [c for c, p in defs["variant_rows"]["properties"].items() if p.get("x-axis")]
-    requirements, signatures, operands = _Shared(), _Shared(), _Shared()
+    requirements, signatures, operands, fragments = _Shared(), _Shared(), _Shared(), _Shared()
+    members = Members()  # the JSON text of each run of variants_json that variants share
+    parts = {part: tuple(cols) for part, cols in json_parts(list(defs["variants"]["properties"]), axes)}
     layouts = _Layouts(out)
     scale_layouts = _Shared()
 
+    runs = {part: (parts[part], _getter(parts[part])) for part in VARIANT_PARTS}
+
+    def fragment(part: str, values: dict) -> int:
+        """The id in json_fragments of the text of this run of the variant's JSON."""
+        columns, values_of = runs[part]
+        text = members(columns, values_of(values))
+        return fragments.id(text, lambda i: out["json_fragments"].append((i, text)))
+
     def add_requirement(i: int, req: Requirement) -> None:
         targets = spec.sort_targets(req.targets)
-        out["requirements"].append((i, str(req.min_ptx), json.dumps(targets), json.dumps(req.as_data(order)),
-                                    _opt(req.until_ptx)))
+        row = (str(req.min_ptx), json.dumps(targets), json.dumps(req.as_data(order)))
+        until = _opt(req.until_ptx)
+        out["requirements"].append((i, *row, until, members(parts["requirement"], row), members(parts["until"], (until,))))
         for ci, clause in enumerate(req.clauses):
             out["requirement_clause_rows"] += [(i, ci, str(clause.ptx), t, _opt(clause.until))
                                                for t in sorted(clause.targets, key=order)]
@@ -231,6 +259,8 @@ def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]
                                        for t in targets]
 
     numerics = _numerics(spec, out)
+    at = list(defs["numerics_results"]["properties"]).index("status")
+    status = {r[0]: r[at] for r in out["numerics_results"]}
     evidence = _evidence(spec, out)
     ptxas = _ptxas(spec, out)
     for v in spec.variants:
@@ -248,7 +278,7 @@ def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]
         sig_key = (json.dumps(rec["regs"]), tuple(defs_ids))
 
         def add_signature(i: int, key=sig_key) -> None:
-            out["signatures"].append((i, key[0]))
+            out["signatures"].append((i, key[0], members(parts["signature"], (key[0],))))
             out["signature_operands"] += [(i, pos, d) for pos, d in enumerate(key[1])]
 
         values = {
@@ -260,9 +290,10 @@ def _variant_rows(spec: Spec, defs: dict[str, dict], out: dict[str, list[tuple]]
             "signature": signatures.id(sig_key, add_signature),
             "selectors": json.dumps(rec["selectors"]), "metadata_nibbles": json.dumps(rec["metadata_nibbles"]),
             "threads": v.threads, "grp": v.group, "batch": v.batch, "ptxas_only": v.ptxas_only,
-            "hardware": v.hardware, "numerics": numerics.get(v.id), "evidence": evidence.get(v.id),
+            "hardware": v.hardware, "numerics": status.get(numerics.get(v.id), ""), "evidence": evidence.get(v.id),
             "ptxas": ptxas.get(v.id),
-        }
+        }  # numerics as the view variants shows it (its status), for the JSON runs; then as stored
+        values.update({f"json_{part}": fragment(part, values) for part in VARIANT_PARTS}, numerics=numerics.get(v.id))
         out["variant_rows"].append(tuple(values[c] for c in columns))
         out["variant_option_rows"] += [
             (v.id, axis, value, v.opcode(**{axis: value}), requirements.id(req, lambda i, r=req: add_requirement(i, r)))
@@ -422,8 +453,12 @@ def connect(spec: Spec, table_rows: dict[str, list[tuple]] | None = None) -> sql
     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # what `ptxspec query` checks before use
     conn.execute(f"PRAGMA user_version = {DATABASE_VERSION}")
     db = sqlite_utils.Database(conn)
-    create_tables(db, tables(spec))
+    defs = tables(spec)
+    create_tables(db, defs)
     for name, data in (table_rows if table_rows is not None else rows(spec)).items():
+        if "x-rowid-order" in defs[name]:  # rowids in this order: a query in this order reads them unsorted
+            at = [list(defs[name]["properties"]).index(c) for c in defs[name]["x-rowid-order"]]
+            data = sorted(data, key=lambda row: [row[i] for i in at])
         if data:
             conn.executemany(f"INSERT INTO {name} VALUES ({','.join('?' * len(data[0]))})", data)
     conn.commit()
