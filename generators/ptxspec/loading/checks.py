@@ -364,13 +364,13 @@ def _swizzle_problem(swizzle, mode, offsets) -> str | None:
             out = np.broadcast_to(np.asarray(swizzle(a=a, b=mode.b, o=o, u=mode.unit), dtype=np.int64), a.shape)
         except ExprError as exc:
             return str(exc)
-        if mode.b == 0 and not np.array_equal(out, a):  # b bits XORed: none, no move (fuzz seeds 36-37: "a ^ 16")
-            moved = int(np.flatnonzero(out != a)[0])
-            return (f"a mode of b = 0 (no bits swizzled) must leave every address as it is, but byte {moved} moves "
-                    f"to {int(out[moved])}" + (f" with base offset {o}" if len(offsets) > 1 else ""))
         for j in range(blocks):
             block = out[j * mode.repeat:(j + 1) * mode.repeat]
             if not np.array_equal(np.sort(block), a[j * mode.repeat:(j + 1) * mode.repeat]):
                 return (f"not a permutation of the {mode.repeat}-byte block at byte {j * mode.repeat}"
                         + (f" with base offset {o}" if len(offsets) > 1 else ""))
+        if mode.b == 0 and not np.array_equal(out, a):  # b bits XORed: none, no move (fuzz seeds 36-37: "a ^ 16")
+            moved = int(np.flatnonzero(out != a)[0])
+            return (f"a mode of b = 0 (no bits swizzled) must leave every address as it is, but byte {moved} moves "
+                    f"to {int(out[moved])}" + (f" with base offset {o}" if len(offsets) > 1 else ""))
     return None

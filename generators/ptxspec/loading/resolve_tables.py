@@ -278,8 +278,8 @@ def _check_majors(ctx: Context, d) -> None:
     bits), and every canonical layout's major is one of them (fuzz seed 37: trans 3 and 416, the K
     major deleted, validated)."""
     majors = d.get("majors")
-    if not majors:
-        return
+    if not majors or len({m["name"] for m in majors}) != len(majors):
+        return  # none stated, or a name given twice (reported: one problem at a time)
     for i, m in enumerate(majors):
         if m["trans"] not in (0, 1):
             ctx.p.add(majors[i].at("trans"), f"major {m['name']}: trans {m['trans']} is no value of the one-bit "
