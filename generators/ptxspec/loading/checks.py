@@ -146,7 +146,7 @@ def _clause(report, spec: Spec, clause, pos: Pos) -> None:
 # -- variants: shapes, registers, opcodes ----------------------------------------------------
 
 def _variants(report, spec: Spec, family_docs) -> None:
-    defaults: dict = {}  # operand (or ("bounds", operand)) -> why its default (bounds) is illegal, None: legal
+    defaults: dict = {}  # operand (or ("domain", operand)) -> why its default (values) is illegal, None: legal
     for v in spec.variants:
         bounds = family_docs[v.family].data.get("shape_bounds") if v.family in family_docs else None
         if v.m is not None or v.n is not None or v.k is not None:
@@ -168,9 +168,7 @@ def _variants(report, spec: Spec, family_docs) -> None:
                        "fragment takes at least one", cause=("regs", o.name))
             if o.default is not None:
                 _default(report, v, o, defaults)
-            if o.kind == "immediate":
-                _immediate_bounds(report, v, o, defaults)
-            if o.values is not None:
+            if o.values is not None or o.min_value is not None:
                 _value_domain(report, v, o, defaults)
         meaning = spec.meanings.get(v.semantics) if spec.meanings else None
         if meaning is not None and meaning.signature_problems is not None:
@@ -196,33 +194,15 @@ def _default(report, v, o, seen: dict) -> None:
         report(_operand_pos(v, o.name, "default"), seen[o])
 
 
-#: What an immediate's legal values may reach: the bindings pass an immediate as a C++ `int` template
-#: argument (32 bits), and no immediate of these instructions is wider (fuzz seed 35, tree 6015: a
-#: minimum of 2**63 - 1 validated, and the header's static_assert could hold for no int)
-IMMEDIATE_RANGE = (-(1 << 31), (1 << 31) - 1)
-
-
-def _immediate_bounds(report, v, o, seen: dict) -> None:
-    """Each legal value (and the minimum) of an immediate fits IMMEDIATE_RANGE; each distinct operand
-    is checked once."""
-    key = ("bounds", o)
-    if key not in seen:
-        lo, hi = IMMEDIATE_RANGE
-        stated = ([] if o.values is None else [min(o.values), max(o.values)]) + \
-            ([] if o.min_value is None else [o.min_value])
-        bad = [x for x in stated if not lo <= x <= hi]
-        seen[key] = None if not bad else (f"operand {o.name}: legal value {bad[0]} is outside {lo}..{hi}: an immediate "
-                                          "is a 32-bit integer (the bindings' `int`)")
-    if seen[key] is not None:
-        report(_operand_pos(v, o.name, "values"), seen[key])
-
-
 def _value_domain(report, v, o, seen: dict) -> None:
-    """Each legal value is one the operand's kind can take (OperandKind.value_problem); each distinct
-    operand is checked once."""
+    """Each legal value (its least and greatest first, then the rest) and the minimum are values the
+    operand's kind can take (OperandKind.value_problem: an immediate's 32 bits, a TMEM column count);
+    each distinct operand is checked once."""
     key = ("domain", o)
     if key not in seen:
-        why = next((w for w in map(kind_of(o).value_problem, o.values) if w), None)
+        stated = ([min(o.values), max(o.values), *o.values] if o.values else []) + \
+            ([] if o.min_value is None else [o.min_value])
+        why = next((w for w in map(kind_of(o).value_problem, stated) if w), None)
         seen[key] = None if why is None else f"operand {o.name}: legal value {why}"
     if seen[key] is not None:
         report(_operand_pos(v, o.name, "values"), seen[key])

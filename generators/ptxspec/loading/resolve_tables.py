@@ -24,7 +24,7 @@ from ptxspec.model.sparsity import META_NAMES, Sparsity
 MATRIX_NAMES = frozenset({"M", "N", "K", "batch", "sparse"})
 #: the threads that execute one instruction together: PTX's matrix instructions run per thread, per
 #: warp or per warpgroup
-EXECUTION_SCOPES = {1: "one thread", 32: "a warp", 128: "or a warpgroup"}
+EXECUTION_SCOPES = {1: "one thread", 32: "a warp", 128: "a warpgroup"}
 #: the widths an element can be stored at (its container's, or its own): what tiles a 32-bit register
 #: and a byte-addressed memory (a 6- or 7-bit type lives in a byte container)
 STORAGE_BITS = (1, 2, 4, 8, 16, 32, 64)
@@ -142,8 +142,9 @@ def resolve_families(ctx: Context, docs: list[Document]) -> dict[str, Family]:
             elif rows is not None and cols is not None:
                 matrices[name] = MatrixDims(name, body["description"], rows, cols, type_field)
         if d["threads"] not in EXECUTION_SCOPES:  # (fuzz seed 37, tree 8821: a fence run by 3 threads)
-            ctx.p.add(d.at("threads"), f"threads: {d['threads']}: one instruction is executed by "
-                      f"{', '.join(f'{what} ({n})' for n, what in EXECUTION_SCOPES.items())}")
+            *others, last = (f"{what} ({n})" for n, what in EXECUTION_SCOPES.items())
+            ctx.p.add(d.at("threads"), f"threads: {d['threads']}: one instruction is executed by {', '.join(others)}, "
+                      f"or {last}")
         families[d["name"]] = Family(name=d["name"], title=d["title"], description=d["description"],
                                      manual=d.get("manual", ""), threads=d["threads"], n_sets=n_sets, pos=d.pos,
                                      axes=axes, forms=dict(d.get("forms", {})), matrices=matrices)
@@ -334,12 +335,16 @@ def _sample_smem(ctx: Context, d, fields, swz, modes, layouts) -> None:
 _APART_LBO, _APART_SBO = 1 << 17, 1 << 12
 
 
+def _modes_of(c, modes) -> list[SwizzleMode]:
+    """The swizzle modes a canonical layout describes: swizzled ones (b > 0) or none, of its major."""
+    return [m for m in modes if (m.b > 0) == bool(c["swizzled"]) and c["major"] in m.majors]
+
+
 def _check_one_to_one(ctx: Context, at, c, modes) -> None:
     """A canonical layout gives each element of an operand its own place (64 rows, 32 columns of
     8-, 16- and 32-bit elements, each mode it describes, all at once): two elements at one address
     would be a layout no operand fits (fuzz seed 37, tree 9155: SBO * 0 folded rows 8.. onto rows 0..)."""
-    cases = [(m, bits) for m in modes if (m.b > 0) == bool(c["swizzled"]) and c["major"] in m.majors
-             for bits in (8, 16, 32)]
+    cases = [(m, bits) for m in _modes_of(c, modes) for bits in (8, 16, 32)]
     if not cases:
         return
     col = lambda xs: np.array(xs, dtype=np.int64)[:, None, None]  # noqa: E731  (one plane per case)
@@ -350,14 +355,14 @@ def _check_one_to_one(ctx: Context, at, c, modes) -> None:
                               R=col([m.rows for m, _ in cases]), LBO=_APART_LBO, SBO=_APART_SBO)
     except ExprError:
         return  # reported by _sample_smem
-    slots = np.sort((np.broadcast_to(np.asarray(off, dtype=np.int64), (len(cases), 64, 32)) // bits).reshape(len(cases), -1),
-                    axis=1)  # element slots: a shared slot is a shared (part of an) element
+    # element slots: a shared slot is a shared (part of an) element
+    flat = (np.broadcast_to(np.asarray(off, dtype=np.int64), (len(cases), 64, 32)) // bits).reshape(len(cases), -1)
+    slots = np.sort(flat, axis=1)
     clash = np.argwhere(np.diff(slots, axis=1) == 0)
     if clash.size:
         i = int(clash[0][0])
         m, b = cases[i]
-        flat = (np.broadcast_to(np.asarray(off, dtype=np.int64), (len(cases), 64, 32))[i] // b).ravel()
-        both = np.flatnonzero(flat == slots[i, int(clash[0][1])])[:2]
+        both = np.flatnonzero(flat[i] == slots[i, int(clash[0][1])])[:2]
         (r0, c0), (r, col_) = (divmod(int(x), 32) for x in both)
         ctx.p.add(at.at("bit_offset"), f"bit_offset puts elements (mn={r0}, k={c0}) and (mn={r}, k={col_}) at one "
                   f"address ({m.name}, {b}-bit elements, LBO={_APART_LBO}, SBO={_APART_SBO})")
@@ -380,8 +385,7 @@ def _check_advance(ctx: Context, at, c, modes) -> None:
     adv = c["advance_k"]
     if adv is None or adv["bytes"] is None or adv["legal"] is None:
         return
-    cases = [(m, bits, width // bits) for m in modes if (m.b > 0) == bool(c["swizzled"]) and c["major"] in m.majors
-             for bits in _ADVANCE_BITS for width in (256, 512)]
+    cases = [(m, bits, width // bits) for m in _modes_of(c, modes) for bits in _ADVANCE_BITS for width in (256, 512)]
     if not cases:
         return
     col = lambda xs: np.array(xs, dtype=np.int64)[:, None]  # noqa: E731  (one row per case)

@@ -64,11 +64,11 @@ class _Test:
         if isinstance(test, Mapping):
             for op, arg in test.items():
                 if op == "not":
-                    self.refuse = frozenset(text(t) for t in (arg if isinstance(arg, list) else [arg]))
+                    self.refuse = frozenset(map(text, named(test)))
                 else:
                     self.bounds += ((BOUNDS[op], arg),)
         else:
-            self.accept = frozenset(text(t) for t in (test if isinstance(test, list) else [test]))
+            self.accept = frozenset(map(text, named(test)))
 
     def passes(self, value) -> bool:
         shown = value if type(value) is str else text(value)
